@@ -1,0 +1,67 @@
+// Eviction decision point. GPU memory is managed in chunks of granularity()
+// bytes (2 MiB root chunks by default, as the NVIDIA driver). Each GPU has
+// `chunks_per_gpu` physical chunk slots; policies keep flat arrays indexed by slot.
+//
+// Call timing:
+//   on_chunk_allocated: a chunk slot was given to (alloc, first_page) on a GPU.
+//   on_chunk_accessed:  a GPU access hit a resident page of the chunk (only if
+//                       wants_access_callbacks(); resolved once at start-up).
+//   choose_victim:      the GPU needs a free chunk and has none; return an
+//                       allocated slot for which ctx.evictable(gpu, slot) holds.
+//   on_chunk_freed:     the slot was released (after eviction, or on free).
+#pragma once
+
+#include <functional>
+
+#include "sim/policy_hooks.h"
+
+namespace umsim::sim {
+
+struct ChunkInfo {
+  int gpu = 0;
+  std::uint32_t slot = 0;        // physical chunk index on the GPU
+  AllocSlot alloc = 0;           // owner allocation
+  std::uint64_t first_page = 0;  // first 4 KiB page (within the allocation) the chunk backs
+};
+
+// Offline knowledge for oracle policies (Belady MIN): built by the engine in a
+// pre-pass over the trace when needs_future() is true.
+class FutureOracle {
+ public:
+  virtual ~FutureOracle() = default;
+  // Access sequence number of the next GPU access by `gpu` to the chunk-sized region
+  // starting at (alloc, first_page) strictly after `after_seq`; UINT64_MAX if none.
+  virtual std::uint64_t next_use(int gpu, AllocSlot alloc, std::uint64_t first_page,
+                                 std::uint64_t after_seq) const = 0;
+};
+
+struct EvictionContext {
+  int gpus = 1;
+  std::uint32_t chunks_per_gpu = 0;
+  Bytes chunk_bytes = kBlockSize;
+  const FutureOracle* future = nullptr;  // set when needs_future()
+  // Whether a slot may be evicted now (not pinned, not being filled).
+  std::function<bool(int gpu, std::uint32_t slot)> evictable;
+  // Resident pages of the chunk on its GPU (for policies that weigh victims by content).
+  std::function<std::uint32_t(int gpu, std::uint32_t slot)> resident_pages;
+};
+
+class EvictionPolicy : public PolicyHooks {
+ public:
+  // Chunk size the engine allocates GPU memory in; a power of two from 4 KiB to 2 MiB.
+  virtual Bytes granularity() const { return kBlockSize; }
+  virtual bool wants_access_callbacks() const { return false; }
+  virtual bool needs_future() const { return false; }
+
+  virtual void attach(const EvictionContext& ctx) { ctx_ = ctx; }
+  virtual void on_chunk_allocated(const ChunkInfo& chunk, Nanos now) = 0;
+  virtual void on_chunk_accessed(const ChunkInfo& /*chunk*/, std::uint64_t /*access_seq*/,
+                                 Nanos /*now*/) {}
+  virtual void on_chunk_freed(const ChunkInfo& chunk) = 0;
+  virtual std::uint32_t choose_victim(int gpu, Nanos now) = 0;
+
+ protected:
+  EvictionContext ctx_;
+};
+
+}  // namespace umsim::sim

@@ -1,0 +1,32 @@
+// Basic units and geometry of the model (driver-faithful defaults).
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+
+#include "traces/event.h"
+
+namespace umsim::sim {
+
+using trace::AccessType;
+using trace::Bytes;
+using trace::Nanos;
+using trace::Processor;
+
+inline constexpr Bytes kPageSize = trace::kPageSize;        // 4 KiB base page
+inline constexpr Bytes kBigPageSize = 64 * 1024;            // 64 KiB big page
+inline constexpr Bytes kBlockSize = 2 * 1024 * 1024;        // 2 MiB VA block / root chunk
+inline constexpr std::uint32_t kPagesPerBlock = kBlockSize / kPageSize;       // 512
+inline constexpr std::uint32_t kPagesPerBigPage = kBigPageSize / kPageSize;   // 16
+inline constexpr int kMaxGpus = 15;  // processor masks are 16 bits: bit 0 = CPU, bit 1+g = GPU g
+
+// One bit per 4 KiB page of a 2 MiB VA block.
+using PageMask = std::bitset<kPagesPerBlock>;
+
+// Dense allocation slot assigned by the engine in allocation order (never reused in a run).
+using AllocSlot = std::uint32_t;
+
+// Bit of a processor in 16-bit processor masks.
+constexpr std::uint16_t processor_bit(Processor p) { return static_cast<std::uint16_t>(1u << p.code); }
+
+}  // namespace umsim::sim

@@ -1,0 +1,52 @@
+// Streaming trace reader interface (text or binary, chosen by content).
+// Readers never hold the whole trace in memory: they fill caller-provided
+// batches of fixed-size Events.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "traces/event.h"
+#include "traces/trace_error.h"
+
+namespace umsim::trace {
+
+// Interned names; ids are dense and assigned in order of first appearance.
+class NameTable {
+ public:
+  NameId intern(std::string_view name);
+  const std::string& name(NameId id) const { return names_.at(id); }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  std::vector<std::string> names_;
+  // Lookups happen only while parsing names, never on a replay hot path.
+  std::vector<std::pair<std::string, NameId>> sorted_;
+};
+
+class TraceReader {
+ public:
+  virtual ~TraceReader() = default;
+
+  // Fills up to out.size() events; returns how many were read, 0 at the end.
+  // Throws TraceError (with file and line / byte offset) on malformed input.
+  virtual std::size_t read(std::span<Event> out) = 0;
+
+  // Names referenced by events returned so far (grows while reading).
+  virtual const NameTable& names() const = 0;
+
+  // Where event i of the last batch returned by read() came from,
+  // e.g. "trace.txt:12" or "trace.umt:byte 4096".
+  virtual std::string position(std::size_t index_in_last_batch) const = 0;
+
+  // The path (or "<memory>") for error messages.
+  virtual const std::string& source() const = 0;
+};
+
+// Opens a trace file, detecting the encoding from its first bytes.
+// Throws TraceError if it cannot be opened or is neither encoding.
+std::unique_ptr<TraceReader> open_trace(const std::string& path);
+
+}  // namespace umsim::trace
