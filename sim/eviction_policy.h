@@ -8,6 +8,9 @@
 //                       wants_access_callbacks(); resolved once at start-up).
 //   choose_victim:      the GPU needs a free chunk and has none; return an
 //                       allocated slot for which ctx.evictable(gpu, slot) holds.
+//   on_chunk_residency_changed: optional; the chunk's resident page count fell to
+//                       zero (has_resident_pages = false) or rose from zero. The
+//                       driver keeps such "unused" root chunks on a list evicted first.
 //   on_chunk_freed:     the slot was released (after eviction, or on free).
 #pragma once
 
@@ -16,6 +19,9 @@
 #include "sim/policy_hooks.h"
 
 namespace umsim::sim {
+
+// Returned by choose_victim when no allocated slot is evictable.
+inline constexpr std::uint32_t kNoVictim = 0xffffffffu;
 
 struct ChunkInfo {
   int gpu = 0;
@@ -40,6 +46,8 @@ struct EvictionContext {
   std::uint32_t chunks_per_gpu = 0;
   Bytes chunk_bytes = kBlockSize;
   const FutureOracle* future = nullptr;  // set when needs_future()
+  // Optional: the engine's current access sequence number (oracles query the future after it).
+  const std::uint64_t* access_seq = nullptr;
   // Whether a slot may be evicted now (not pinned, not being filled).
   std::function<bool(int gpu, std::uint32_t slot)> evictable;
   // Resident pages of the chunk on its GPU (for policies that weigh victims by content).
@@ -57,6 +65,8 @@ class EvictionPolicy : public PolicyHooks {
   virtual void on_chunk_allocated(const ChunkInfo& chunk, Nanos now) = 0;
   virtual void on_chunk_accessed(const ChunkInfo& /*chunk*/, std::uint64_t /*access_seq*/,
                                  Nanos /*now*/) {}
+  virtual void on_chunk_residency_changed(const ChunkInfo& /*chunk*/, bool /*has_resident_pages*/,
+                                          Nanos /*now*/) {}
   virtual void on_chunk_freed(const ChunkInfo& chunk) = 0;
   virtual std::uint32_t choose_victim(int gpu, Nanos now) = 0;
 

@@ -18,10 +18,14 @@ struct PrefetchRequest {
   PageMask resident_anywhere;           // populated on some processor (before this batch)
   PageMask excluded;                    // never prefetch: thrashing pages, pages pinned elsewhere,
                                         // CPU-mapped pages when destination is the CPU
+  PageMask thrashing;                   // subset of `excluded` the thrashing policy reports; the driver's
+                                        // tree prefetcher also skips growing big pages that hold one
   bool preferred_location_elsewhere = false;  // block's preferred location is another processor
   bool destination_is_preferred = false;      // destination is the block's preferred location
   std::uint32_t fault_migrations_to_destination = 0;  // consecutive fault-driven migrations of
                                                       // this block to the same destination, this one included
+                                                      // (the driver counts faulted pages; reset when the
+                                                      // destination changes)
   Nanos now = 0;
 };
 
