@@ -1,0 +1,286 @@
+#include "sim/profile.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "traces/units.h"
+
+namespace umsim::sim {
+namespace {
+
+// Reads the keys of one TOML table, remembering which were used so that
+// unknown keys can be reported with their line.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string prefix, const std::string& source)
+      : table_(table), prefix_(std::move(prefix)), source_(source) {}
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& what) const {
+    throw ProfileError(fmt::format("{}:{}: {}", source_, node.source().begin.line, what));
+  }
+
+  std::string path(std::string_view key) const { return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key); }
+
+  const toml::node* optional(std::string_view key) {
+    used_.insert(std::string(key));
+    return table_.get(key);
+  }
+
+  const toml::node& required(std::string_view key) {
+    const toml::node* n = optional(key);
+    if (!n) {
+      const auto line = table_.source().begin.line;
+      throw ProfileError(line ? fmt::format("{}:{}: missing key '{}'", source_, line, path(key))
+                              : fmt::format("{}: missing key '{}'", source_, path(key)));
+    }
+    return *n;
+  }
+
+  const toml::table& table(std::string_view key) {
+    const toml::node& n = required(key);
+    if (!n.is_table()) fail(n, fmt::format("'{}' must be a table", path(key)));
+    return *n.as_table();
+  }
+
+  std::string string(std::string_view key) {
+    const toml::node& n = required(key);
+    if (!n.is_string()) fail(n, fmt::format("'{}' must be a string", path(key)));
+    return std::string(n.as_string()->get());
+  }
+
+  bool boolean(std::string_view key) {
+    const toml::node& n = required(key);
+    if (!n.is_boolean()) fail(n, fmt::format("'{}' must be true or false", path(key)));
+    return n.as_boolean()->get();
+  }
+
+  std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max) {
+    const toml::node& n = required(key);
+    if (!n.is_integer()) fail(n, fmt::format("'{}' must be an integer", path(key)));
+    const std::int64_t v = n.as_integer()->get();
+    if (v < min || v > max) fail(n, fmt::format("'{}' = {} is out of range [{}, {}]", path(key), v, min, max));
+    return v;
+  }
+
+  double positive_number(std::string_view key) {
+    const toml::node& n = required(key);
+    return positive_number_of(n, path(key));
+  }
+
+  double positive_number_of(const toml::node& n, const std::string& what) const {
+    double v = 0;
+    if (n.is_floating_point()) v = n.as_floating_point()->get();
+    else if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
+    else fail(n, fmt::format("'{}' must be a number", what));
+    if (!(v > 0) || !std::isfinite(v)) fail(n, fmt::format("'{}' must be positive and finite", what));
+    return v;
+  }
+
+  // An integer (nanoseconds) or a string with a unit ("20us").
+  Nanos duration(std::string_view key) {
+    const toml::node& n = required(key);
+    if (n.is_integer()) {
+      if (n.as_integer()->get() < 0) fail(n, fmt::format("'{}' must not be negative", path(key)));
+      return static_cast<Nanos>(n.as_integer()->get());
+    }
+    if (!n.is_string()) fail(n, fmt::format("'{}' must be a duration such as \"20us\" or an integer of ns", path(key)));
+    const auto parsed = trace::parse_duration_ns(n.as_string()->get());
+    if (!parsed.ok()) fail(n, fmt::format("'{}': {}", path(key), parsed.error));
+    return parsed.value;
+  }
+
+  // An integer (bytes) or a string with a unit ("141GiB").
+  Bytes bytes_of(const toml::node& n, const std::string& what) const {
+    if (n.is_integer()) {
+      if (n.as_integer()->get() <= 0) fail(n, fmt::format("'{}' must be positive", what));
+      return static_cast<Bytes>(n.as_integer()->get());
+    }
+    if (!n.is_string()) fail(n, fmt::format("'{}' must be a size such as \"64MiB\" or an integer of bytes", what));
+    const auto parsed = trace::parse_bytes(n.as_string()->get());
+    if (!parsed.ok()) fail(n, fmt::format("'{}': {}", what, parsed.error));
+    if (parsed.value == 0) fail(n, fmt::format("'{}' must be positive", what));
+    return parsed.value;
+  }
+  Bytes bytes(std::string_view key) { return bytes_of(required(key), path(key)); }
+
+  // Every key of the table must have been read.
+  void finish() const {
+    for (auto&& [k, v] : table_) {
+      if (!used_.count(std::string(k.str())))
+        throw ProfileError(fmt::format("{}:{}: unknown key '{}'", source_, k.source().begin.line, path(k.str())));
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  std::string prefix_;
+  const std::string& source_;
+  std::set<std::string> used_;
+};
+
+LinkProfile read_link(TableReader& parent, std::string_view key, const std::string& source) {
+  TableReader t(parent.table(key), parent.path(key), source);
+  LinkProfile link;
+  link.latency_ns = t.duration("latency");
+  const std::string curve = t.string("curve");
+  auto& c = link.curve;
+  if (curve == "flat") {
+    c.kind = BandwidthCurve::Kind::kFlat;
+    c.peak_gbps = t.positive_number("peak_gbps");
+  } else if (curve == "atan") {
+    c.kind = BandwidthCurve::Kind::kAtan;
+    c.peak_gbps = t.positive_number("peak_gbps");
+    c.atan_b_per_kib = t.positive_number("atan_b_per_kib");
+  } else if (curve == "points") {
+    c.kind = BandwidthCurve::Kind::kPoints;
+    const toml::node& n = t.required("points");
+    const toml::array* arr = n.as_array();
+    if (!arr || arr->empty()) t.fail(n, fmt::format("'{}.points' must be a non-empty array of [size, GB/s] pairs", t.path("")));
+    for (const toml::node& item : *arr) {
+      const toml::array* pair = item.as_array();
+      if (!pair || pair->size() != 2)
+        t.fail(item, fmt::format("'{}points' entries must be [size, GB/s] pairs", t.path("")));
+      const Bytes size = t.bytes_of(*pair->get(0), t.path("points") + " size");
+      const double gbps = t.positive_number_of(*pair->get(1), t.path("points") + " bandwidth");
+      if (!c.points.empty() && size <= c.points.back().first)
+        t.fail(item, fmt::format("'{}' sizes must be strictly ascending", t.path("points")));
+      c.points.emplace_back(size, gbps);
+    }
+    c.peak_gbps = 0;
+    for (const auto& [s, g] : c.points) c.peak_gbps = std::max(c.peak_gbps, g);
+  } else {
+    t.fail(t.required("curve"), fmt::format("'{}' must be \"flat\", \"atan\" or \"points\", not \"{}\"", t.path("curve"), curve));
+  }
+  t.finish();
+  return link;
+}
+
+}  // namespace
+
+HardwareProfile parse_profile(std::string_view text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    throw ProfileError(fmt::format("{}:{}: {}", source, e.source().begin.line, e.description()));
+  }
+  HardwareProfile p;
+  p.source = source;
+  TableReader top(root, "", source);
+  p.name = top.string("name");
+  if (p.name.empty()) top.fail(top.required("name"), "'name' must not be empty");
+  p.description = top.string("description");
+  {
+    TableReader t(top.table("gpu"), "gpu", source);
+    p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
+    p.gpu_memory = t.bytes("memory");
+    if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
+    p.peer_access = t.boolean("peer_access");
+    t.finish();
+  }
+  {
+    TableReader t(top.table("copy_engines"), "copy_engines", source);
+    p.copy_engines_h2d = static_cast<int>(t.integer("h2d", 1, 64));
+    p.copy_engines_d2h = static_cast<int>(t.integer("d2h", 1, 64));
+    p.copy_engines_peer = static_cast<int>(t.integer("peer", 1, 64));
+    t.finish();
+  }
+  {
+    TableReader t(top.table("link"), "link", source);
+    p.h2d = read_link(t, "host_to_gpu", source);
+    p.d2h = read_link(t, "gpu_to_host", source);
+    p.peer = read_link(t, "gpu_to_gpu", source);
+    t.finish();
+  }
+  {
+    TableReader t(top.table("faults"), "faults", source);
+    p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
+    p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
+    p.fault_batch_ns = t.duration("batch_cost");
+    p.fault_va_block_ns = t.duration("va_block_cost");
+    p.fault_page_ns = t.duration("page_cost");
+    t.finish();
+  }
+  {
+    TableReader t(top.table("cpu"), "cpu", source);
+    p.cpu_fault_ns = t.duration("fault_cost");
+    p.cpu_first_touch_ns = t.duration("first_touch_cost");
+    p.cpu_access_ns = t.duration("page_access_cost");
+    t.finish();
+  }
+  {
+    TableReader t(top.table("remote"), "remote", source);
+    p.remote_gpu_to_host_gbps = t.positive_number("gpu_to_host_gbps");
+    p.remote_gpu_to_peer_gbps = t.positive_number("gpu_to_gpu_gbps");
+    t.finish();
+  }
+  {
+    TableReader t(top.table("prefetch"), "prefetch", source);
+    p.prefetch_va_block_ns = t.duration("va_block_cost");
+    t.finish();
+  }
+  {
+    TableReader t(top.table("eviction"), "eviction", source);
+    p.eviction_chunk_ns = t.duration("chunk_cost");
+    t.finish();
+  }
+  {
+    TableReader t(top.table("host"), "host", source);
+    p.pinned_copy_gbps = t.positive_number("pinned_copy_gbps");
+    p.pageable_copy_gbps = t.positive_number("pageable_copy_gbps");
+    t.finish();
+  }
+  top.finish();
+  return p;
+}
+
+HardwareProfile load_profile_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ProfileError(path + ": cannot open profile");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return parse_profile(buf.str(), path);
+}
+
+namespace {
+nlohmann::ordered_json link_json(const LinkProfile& l) {
+  nlohmann::ordered_json j;
+  j["latency_ns"] = l.latency_ns;
+  j["curve"] = to_string(l.curve.kind);
+  if (l.curve.kind != BandwidthCurve::Kind::kPoints) j["peak_gbps"] = l.curve.peak_gbps;
+  if (l.curve.kind == BandwidthCurve::Kind::kAtan) j["atan_b_per_kib"] = l.curve.atan_b_per_kib;
+  if (l.curve.kind == BandwidthCurve::Kind::kPoints) {
+    j["points"] = nlohmann::ordered_json::array();
+    for (const auto& [s, g] : l.curve.points) j["points"].push_back({s, g});
+  }
+  return j;
+}
+}  // namespace
+
+nlohmann::ordered_json to_json(const HardwareProfile& p) {
+  nlohmann::ordered_json j;
+  j["name"] = p.name;
+  j["description"] = p.description;
+  j["gpu"] = {{"count", p.gpus}, {"memory_bytes", p.gpu_memory}, {"peer_access", p.peer_access}};
+  j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
+  j["link"] = {{"host_to_gpu", link_json(p.h2d)}, {"gpu_to_host", link_json(p.d2h)}, {"gpu_to_gpu", link_json(p.peer)}};
+  j["faults"] = {{"batch_size", p.fault_batch_size},
+                 {"concurrency", p.fault_concurrency},
+                 {"batch_cost_ns", p.fault_batch_ns},
+                 {"va_block_cost_ns", p.fault_va_block_ns},
+                 {"page_cost_ns", p.fault_page_ns}};
+  j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
+              {"first_touch_cost_ns", p.cpu_first_touch_ns},
+              {"page_access_cost_ns", p.cpu_access_ns}};
+  j["remote"] = {{"gpu_to_host_gbps", p.remote_gpu_to_host_gbps}, {"gpu_to_gpu_gbps", p.remote_gpu_to_peer_gbps}};
+  j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns}};
+  j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
+  j["host"] = {{"pinned_copy_gbps", p.pinned_copy_gbps}, {"pageable_copy_gbps", p.pageable_copy_gbps}};
+  return j;
+}
+
+}  // namespace umsim::sim

@@ -1,0 +1,76 @@
+// A hardware profile: the numbers the model's cost model needs (docs/profiles.md
+// documents every key). Loaded from TOML; every bad key, type or value is an
+// error naming file and line; unknown keys are errors too.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/link_model.h"
+#include "sim/types.h"
+
+namespace umsim::sim {
+
+class ProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct HardwareProfile {
+  std::string name;
+  std::string description;
+  std::string source;  // file it was loaded from ("" when built in code)
+
+  // [gpu]
+  int gpus = 1;
+  Bytes gpu_memory = 0;            // per GPU
+  bool peer_access = true;         // GPUs may map each other's memory
+
+  // [copy_engines]: concurrent copies per link direction.
+  int copy_engines_h2d = 1;
+  int copy_engines_d2h = 1;
+  int copy_engines_peer = 1;
+
+  // [link.*]: each GPU's host link, per direction, and GPU-to-GPU links.
+  LinkProfile h2d;
+  LinkProfile d2h;
+  LinkProfile peer;
+
+  // [faults]: GPU replayable-fault servicing.
+  std::uint32_t fault_batch_size = 256;   // entries fetched per batch
+  std::uint32_t fault_concurrency = 256;  // accesses a kernel keeps in flight (faults per batch at most)
+  Nanos fault_batch_ns = 0;               // per batch: fetch, sort, replay
+  Nanos fault_va_block_ns = 0;            // per VA block serviced in a batch
+  Nanos fault_page_ns = 0;                // per page serviced (populate, map)
+
+  // [cpu]
+  Nanos cpu_fault_ns = 0;        // CPU fault on a page held elsewhere (excluding the copy)
+  Nanos cpu_first_touch_ns = 0;  // CPU first touch of an unpopulated page (zero fill)
+  Nanos cpu_access_ns = 0;       // CPU access to a resident page (per 4 KiB page)
+
+  // [remote]: accesses through remote mappings (zero-copy), per 4 KiB page.
+  double remote_gpu_to_host_gbps = 1.0;
+  double remote_gpu_to_peer_gbps = 1.0;
+
+  // [prefetch]: explicit prefetch servicing.
+  Nanos prefetch_va_block_ns = 0;  // per VA block migrated by a prefetch hint
+
+  // [eviction]
+  Nanos eviction_chunk_ns = 0;     // per evicted chunk, excluding the write-back copy
+
+  // [host]: explicit copies (reported; the trace format has no memcpy events).
+  double pinned_copy_gbps = 1.0;
+  double pageable_copy_gbps = 1.0;
+};
+
+// Parses a profile; `source` names it in messages. Throws ProfileError
+// ("file:line: ..." or "file: missing key 'x.y'").
+HardwareProfile parse_profile(std::string_view toml_text, const std::string& source);
+HardwareProfile load_profile_file(const std::string& path);
+
+// Every value, for Result::config and `umsim profiles --json`.
+nlohmann::ordered_json to_json(const HardwareProfile& p);
+
+}  // namespace umsim::sim

@@ -1,0 +1,70 @@
+// Engine-level semantics that differ between drivers (reference:
+// docs/model.md, "Vendor modes"). Policies decide prefetch / eviction /
+// migration / thrashing; these switches change what the engine itself does.
+// Vendor presets (policy specs + semantics) live in policies/vendor_presets.*.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/types.h"
+
+namespace umsim::sim {
+
+struct VendorSemantics {
+  std::string name = "nvidia";
+
+  // ReadMostly advice makes read faults create read-only duplicates
+  // (NVIDIA). AMD stores the flag but does not duplicate.
+  bool read_mostly_duplicates = true;
+  // AccessedBy maps the accessing processor to the page where it lives
+  // instead of migrating (both drivers: NVIDIA accessed-by, AMD ACCESS_IN_PLACE).
+  bool accessed_by_maps_in_place = true;
+  // GPU-to-GPU migrations are staged through host memory (AMD: D2H then H2D).
+  bool peer_migration_through_host = false;
+  // An explicit prefetch moves (and populates) every page of the range that is
+  // not already at the destination (both drivers).
+  bool prefetch_whole_range = true;
+  // GPU faults on managed memory migrate pages (NVIDIA, AMD XNACK on). When
+  // false (AMD XNACK off) managed memory is zero-copy host memory mapped by
+  // every GPU, populated on the CPU at allocation, until prefetched.
+  bool gpu_faults_migrate = true;
+  // Pages migrated around a faulting page: 1 = the page alone (NVIDIA, whose
+  // prefetch policy adds more); 512 = its whole 2 MiB window (AMD SVM).
+  std::uint32_t gpu_fault_window_pages = 1;
+  std::uint32_t cpu_fault_window_pages = 1;
+
+  static VendorSemantics nvidia() { return {}; }
+  static VendorSemantics amd_xnack_on() {
+    VendorSemantics v;
+    v.name = "amd-xnack-on";
+    v.read_mostly_duplicates = false;
+    v.peer_migration_through_host = true;
+    v.gpu_fault_window_pages = kPagesPerBlock;
+    v.cpu_fault_window_pages = kPagesPerBlock;
+    return v;
+  }
+  static VendorSemantics amd_xnack_off() {
+    VendorSemantics v = amd_xnack_on();
+    v.name = "amd-xnack-off";
+    v.gpu_faults_migrate = false;
+    return v;
+  }
+
+  nlohmann::ordered_json to_json() const {
+    nlohmann::ordered_json j;
+    j["name"] = name;
+    j["read_mostly_duplicates"] = read_mostly_duplicates;
+    j["accessed_by_maps_in_place"] = accessed_by_maps_in_place;
+    j["peer_migration_through_host"] = peer_migration_through_host;
+    j["prefetch_whole_range"] = prefetch_whole_range;
+    j["gpu_faults_migrate"] = gpu_faults_migrate;
+    j["gpu_fault_window_pages"] = gpu_fault_window_pages;
+    j["cpu_fault_window_pages"] = cpu_fault_window_pages;
+    return j;
+  }
+};
+
+}  // namespace umsim::sim
