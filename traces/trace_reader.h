@@ -4,8 +4,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "traces/event.h"
@@ -19,11 +22,19 @@ class NameTable {
   NameId intern(std::string_view name);
   const std::string& name(NameId id) const { return names_.at(id); }
   std::size_t size() const { return names_.size(); }
+  // The id of `name` if it was interned.
+  std::optional<NameId> find(std::string_view name) const;
 
  private:
   std::vector<std::string> names_;
   // Lookups happen only while parsing names, never on a replay hot path.
-  std::vector<std::pair<std::string, NameId>> sorted_;
+  std::unordered_map<std::string, NameId> ids_;
+};
+
+// A comment met while reading (text '# ...' lines, binary comment records).
+struct TraceComment {
+  std::size_t before_index = 0;  // index in the last batch of the event it precedes (== batch size: after all)
+  std::string text;
 };
 
 class TraceReader {
@@ -43,10 +54,21 @@ class TraceReader {
 
   // The path (or "<memory>") for error messages.
   virtual const std::string& source() const = 0;
+
+  // Comments met during the last read(), in order, so that converters can keep them.
+  // Readers that carry no comments return an empty span.
+  virtual std::span<const TraceComment> comments() const { return {}; }
 };
 
 // Opens a trace file, detecting the encoding from its first bytes.
 // Throws TraceError if it cannot be opened or is neither encoding.
 std::unique_ptr<TraceReader> open_trace(const std::string& path);
+
+// Same, for a trace held in memory (tests, fuzzing); `source` names it in messages.
+std::unique_ptr<TraceReader> open_trace_from_memory(std::string data, std::string source = "<memory>");
+
+// Trace file name extensions: .umt text, .umtb binary.
+inline constexpr std::string_view kTextExtension = ".umt";
+inline constexpr std::string_view kBinaryExtension = ".umtb";
 
 }  // namespace umsim::trace

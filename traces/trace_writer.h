@@ -26,4 +26,10 @@ enum class Encoding { kText, kBinary };
 // Opens `path` for writing. Throws TraceError on I/O failure.
 std::unique_ptr<TraceWriter> create_trace_writer(const std::string& path, Encoding encoding);
 
+// Same, appending the encoded trace to *out (tests, fuzzing); *out must outlive the writer.
+std::unique_ptr<TraceWriter> create_trace_writer_to_string(std::string* out, Encoding encoding);
+
+// The encoding a path's extension implies: ".umtb" binary, anything else text.
+Encoding encoding_for_path(std::string_view path);
+
 }  // namespace umsim::trace

@@ -1,0 +1,65 @@
+// Constants and primitives of the binary encoding (specified in FORMAT.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace umsim::trace::binary {
+
+// 8-byte magic, PNG style: a high byte first and CR LF / ^Z to catch text-mode damage.
+inline constexpr unsigned char kMagic[8] = {0x89, 'U', 'M', 'T', 'B', '\r', '\n', 0x1a};
+inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kFlagZstd = 1;      // the record stream is a sequence of zstd frames
+inline constexpr std::size_t kFixedHeaderBytes = 16;  // magic, version, flags, layout length
+inline constexpr std::uint32_t kMaxLayoutBytes = 1 << 16;
+
+// Record tags: low 4 bits the record type, high 4 bits the event's op.
+// Event record types are the EventKind values 0..11.
+inline constexpr std::uint8_t kTagNameDef = 12;
+inline constexpr std::uint8_t kTagComment = 13;
+inline constexpr std::uint8_t kTagEndOfTrace = 15;
+
+inline constexpr std::size_t kMaxCommentBytes = 1 << 20;
+// The longest event record: a tag and five 10-byte varints (an access).
+inline constexpr std::size_t kMaxEventRecordBytes = 1 + 5 * 10;
+
+// The record layout, stored in every header so a file says how it is laid out.
+// A reader accepts only the layout it was built for.
+inline constexpr std::string_view kRecordLayout =
+    "umsim-trace-records 1\n"
+    "tag: u8 = type | op << 4; fields: LEB128 varints\n"
+    "0 alloc: name processor size\n"
+    "1 free: name\n"
+    "2 kernel: name gpu stream compute_ns\n"
+    "3 end:\n"
+    "4 gpu_access: name offset_delta length stride count\n"
+    "5 cpu_access: name offset_delta length stride count\n"
+    "6 prefetch: name processor stream offset length\n"
+    "7 advise: name processor offset length\n"
+    "8 sync: value\n"
+    "9 record: name stream\n"
+    "10 wait: name stream\n"
+    "11 phase: name\n"
+    "12 name_def: length bytes\n"
+    "13 comment: length bytes\n"
+    "15 end_of_trace: event_count\n"
+    "processor: 0 none, 1 cpu, 2 + g gpu g; offset_delta: zigzag(offset - end of the previous access to name)\n";
+
+inline std::uint64_t zigzag(std::uint64_t delta) {
+  const auto s = static_cast<std::int64_t>(delta);
+  return (static_cast<std::uint64_t>(s) << 1) ^ static_cast<std::uint64_t>(s >> 63);
+}
+inline std::uint64_t unzigzag(std::uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
+
+// Appends v as LEB128; returns the new end. dst needs 10 bytes.
+inline std::uint8_t* put_varint(std::uint8_t* dst, std::uint64_t v) {
+  while (v >= 0x80) {
+    *dst++ = static_cast<std::uint8_t>(v) | 0x80;
+    v >>= 7;
+  }
+  *dst++ = static_cast<std::uint8_t>(v);
+  return dst;
+}
+
+}  // namespace umsim::trace::binary

@@ -1,0 +1,50 @@
+// The binary encoding's writer: header, then zstd-compressed compact records
+// (FORMAT.md). Names are defined inline before their first use.
+#pragma once
+
+#include <zstd.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "traces/byte_io.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+namespace umsim::trace {
+
+struct BinaryWriterOptions {
+  bool compress = true;  // false writes the records uncompressed (for tests and fuzz seeds)
+  int zstd_level = 3;
+};
+
+class BinaryWriter final : public TraceWriter {
+ public:
+  BinaryWriter(std::unique_ptr<ByteOutput> out, std::string target, BinaryWriterOptions options = {});
+  ~BinaryWriter() override;
+  void write(const Event& e, std::string_view name) override;
+  void comment(std::string_view text) override;
+  void finish() override;
+
+ private:
+  NameId name_id(const Event& e, std::string_view name);
+  void put_bytes_record(std::uint8_t tag, std::string_view bytes);
+  void reserve(std::size_t n);
+  void flush_records(bool last);
+
+  std::unique_ptr<ByteOutput> out_;
+  std::string target_;
+  BinaryWriterOptions options_;
+  ZSTD_CCtx* cctx_ = nullptr;
+  std::vector<std::uint8_t> records_;  // uncompressed records not yet flushed
+  std::size_t used_ = 0;
+  std::vector<char> compressed_;
+  NameTable names_;
+  std::vector<NameId> caller_to_own_;  // cache: the caller's name id -> ours
+  std::vector<Bytes> last_access_end_;  // by our name id: delta base for access offsets
+  std::uint64_t events_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace umsim::trace

@@ -1,0 +1,78 @@
+#include "traces/event.h"
+
+namespace umsim::trace {
+
+std::string to_string(Processor p) {
+  if (p.is_none()) return "none";
+  if (p.is_cpu()) return "cpu";
+  return "gpu" + std::to_string(p.gpu_index());
+}
+
+std::uint64_t pages_per_pass(const Event& e) {
+  if (e.length == 0) return 0;
+  const Bytes end = e.offset + e.length;
+  if (e.stride <= kPageSize) return (end - 1) / kPageSize - e.offset / kPageSize + 1;
+  // One touch per stride step: ceil(length / stride) addresses, each on its own page
+  // because stride > page size.
+  return (e.length + e.stride - 1) / e.stride;
+}
+
+const char* to_string(EventKind k) {
+  switch (k) {
+    case EventKind::kAlloc: return "alloc";
+    case EventKind::kFree: return "free";
+    case EventKind::kKernelBegin: return "kernel";
+    case EventKind::kKernelEnd: return "end";
+    case EventKind::kGpuAccess: return "gpu_access";
+    case EventKind::kCpuAccess: return "cpu_access";
+    case EventKind::kPrefetch: return "prefetch";
+    case EventKind::kAdvise: return "advise";
+    case EventKind::kSync: return "sync";
+    case EventKind::kEventRecord: return "record";
+    case EventKind::kEventWait: return "wait";
+    case EventKind::kPhase: return "phase";
+  }
+  return "unknown";
+}
+
+const char* to_string(AccessType a) {
+  switch (a) {
+    case AccessType::kRead: return "r";
+    case AccessType::kWrite: return "w";
+    case AccessType::kAtomic: return "a";
+  }
+  return "unknown";
+}
+
+const char* to_string(AllocKind k) {
+  switch (k) {
+    case AllocKind::kManaged: return "managed";
+    case AllocKind::kDevice: return "device";
+    case AllocKind::kPinned: return "pinned";
+    case AllocKind::kMapped: return "mapped";
+  }
+  return "unknown";
+}
+
+const char* to_string(Advice a) {
+  switch (a) {
+    case Advice::kSetReadMostly: return "readmostly";
+    case Advice::kUnsetReadMostly: return "unset_readmostly";
+    case Advice::kSetPreferredLocation: return "preferred";
+    case Advice::kUnsetPreferredLocation: return "unset_preferred";
+    case Advice::kSetAccessedBy: return "accessed_by";
+    case Advice::kUnsetAccessedBy: return "unset_accessed_by";
+  }
+  return "unknown";
+}
+
+const char* to_string(SyncScope s) {
+  switch (s) {
+    case SyncScope::kAll: return "all";
+    case SyncScope::kGpu: return "gpu";
+    case SyncScope::kStream: return "stream";
+  }
+  return "unknown";
+}
+
+}  // namespace umsim::trace

@@ -1,0 +1,60 @@
+// The text encoding's reader (grammar: FORMAT.md). Streams the input in large
+// chunks, one line at a time; memory is bounded by the chunk size and the names.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "traces/byte_io.h"
+#include "traces/trace_reader.h"
+
+namespace umsim::trace {
+
+class TextReader final : public TraceReader {
+ public:
+  // Reads and checks the header line; throws TraceError if it is not "umsim-trace 1".
+  TextReader(std::unique_ptr<ByteInput> in, std::string source);
+
+  std::size_t read(std::span<Event> out) override;
+  const NameTable& names() const override { return names_; }
+  std::string position(std::size_t index_in_last_batch) const override;
+  const std::string& source() const override { return source_; }
+  std::span<const TraceComment> comments() const override { return comments_; }
+
+ private:
+  struct Tokens;
+
+  bool next_line(std::string_view& line);
+  // Parses one line; returns true if it produced an event in *e.
+  bool parse_line(std::string_view line, Event* e, std::size_t batch_index);
+  [[noreturn]] void fail(const std::string& message) const;
+
+  void parse_alloc(Tokens& t, Event* e);
+  void parse_kernel(Tokens& t, Event* e);
+  void parse_access(Tokens& t, std::size_t first, EventKind kind, Event* e);
+  void parse_prefetch(Tokens& t, Event* e);
+  void parse_advise(Tokens& t, Event* e);
+  void parse_sync(Tokens& t, Event* e);
+  NameId parse_name(std::string_view token);
+  void parse_address(std::string_view token, Event* e);
+  Bytes whole_rest_of_allocation(const Event& e, std::string_view keyword);
+  Bytes bytes_value(std::string_view key, std::string_view value);
+  Processor processor_value(std::string_view key, std::string_view value);
+  std::uint32_t u32_value(std::string_view key, std::string_view value);
+
+  std::unique_ptr<ByteInput> in_;
+  std::string source_;
+  NameTable names_;
+  std::vector<Bytes> alloc_size_;  // by name id: size of the latest 'alloc', or kUnknownSize
+  std::vector<TraceComment> comments_;
+  std::vector<std::uint64_t> lines_;  // line number of each event in the last batch
+
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, end_ = 0;
+  bool eof_ = false;
+  std::uint64_t line_no_ = 0;
+  std::string scratch_;  // unquoted name
+};
+
+}  // namespace umsim::trace

@@ -1,0 +1,36 @@
+// The text encoding's writer: one canonical line per event (see FORMAT.md).
+// Canonical means: every value in its shortest unit spelling, default fields
+// left out, lengths always written, accesses inside a kernel indented by two spaces.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "traces/byte_io.h"
+#include "traces/trace_writer.h"
+
+namespace umsim::trace {
+
+class TextWriter final : public TraceWriter {
+ public:
+  TextWriter(std::unique_ptr<ByteOutput> out, std::string target);
+  ~TextWriter() override;
+  void write(const Event& e, std::string_view name) override;
+  void comment(std::string_view text) override;
+  void finish() override;
+
+  // The canonical line for one event (no indentation, no newline). Throws
+  // TraceError if the event cannot be expressed (bad op, bad processor, bad name).
+  static std::string format_event(const Event& e, std::string_view name);
+
+ private:
+  void flush_if_full();
+
+  std::unique_ptr<ByteOutput> out_;
+  std::string target_;
+  std::string buffer_;
+  bool in_kernel_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace umsim::trace
