@@ -1,0 +1,93 @@
+// Per-slot metadata shared by the list-based eviction policies (FIFO, LRU, CLOCK,
+// tree pre-eviction): a flat array of nodes indexed by (gpu, slot), each carrying
+// a Boost.Intrusive list hook, so list operations never allocate.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <boost/intrusive/list.hpp>
+
+#include "sim/eviction_policy.h"
+
+namespace umsim::policies {
+
+namespace bi = boost::intrusive;
+
+struct ChunkNode : bi::list_base_hook<bi::link_mode<bi::normal_link>> {
+  std::uint32_t slot = 0;
+  sim::AllocSlot alloc = 0;
+  std::uint64_t first_page = 0;
+  std::uint64_t stamp = 0;  // policy-defined (allocation order, access count, ...)
+  std::uint8_t list = 0;    // which list holds the node; kNotListed if none
+  bool referenced = false;  // CLOCK reference bit
+  static constexpr std::uint8_t kNotListed = 0xff;
+};
+
+using ChunkList = bi::list<ChunkNode, bi::constant_time_size<true>>;
+
+// Flat node storage for every GPU's chunk slots plus `Lists` intrusive lists per GPU.
+template <int Lists>
+class ChunkSlots {
+ public:
+  void attach(const sim::EvictionContext& ctx) {
+    for (auto& per_gpu : lists_)
+      for (auto& l : per_gpu) l.clear();
+    chunks_per_gpu_ = ctx.chunks_per_gpu;
+    nodes_.assign(static_cast<std::size_t>(ctx.gpus) * ctx.chunks_per_gpu, ChunkNode{});
+    for (auto& n : nodes_) n.list = ChunkNode::kNotListed;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].slot = static_cast<std::uint32_t>(i % ctx.chunks_per_gpu);
+    lists_.assign(ctx.gpus, {});
+  }
+
+  ChunkNode& node(int gpu, std::uint32_t slot) {
+    return nodes_[static_cast<std::size_t>(gpu) * chunks_per_gpu_ + slot];
+  }
+  ChunkList& list(int gpu, int which) { return lists_[gpu].l[which]; }
+
+  // Appends the node to the tail of list `which` (unlinking it from any list first).
+  void push_back(int gpu, ChunkNode& n, int which) {
+    unlink(gpu, n);
+    lists_[gpu].l[which].push_back(n);
+    n.list = static_cast<std::uint8_t>(which);
+  }
+  void unlink(int gpu, ChunkNode& n) {
+    if (n.list == ChunkNode::kNotListed) return;
+    auto& l = lists_[gpu].l[n.list];
+    l.erase(l.iterator_to(n));
+    n.list = ChunkNode::kNotListed;
+  }
+  bool listed(const ChunkNode& n) const { return n.list != ChunkNode::kNotListed; }
+
+  ~ChunkSlots() {
+    for (auto& per_gpu : lists_)
+      for (auto& l : per_gpu.l) l.clear();
+  }
+
+ private:
+  struct PerGpu {
+    ChunkList l[Lists];
+    PerGpu() = default;
+    PerGpu(const PerGpu&) {}  // lists are never copied with content (only empty ones in assign)
+    PerGpu& operator=(const PerGpu&) { return *this; }
+    auto begin() { return l; }
+    auto end() { return l + Lists; }
+  };
+  std::uint32_t chunks_per_gpu_ = 0;
+  std::vector<ChunkNode> nodes_;
+  std::vector<PerGpu> lists_;
+};
+
+// ctx.evictable may be unset in hand-written tests: then every slot is evictable.
+inline bool evictable(const sim::EvictionContext& ctx, int gpu, std::uint32_t slot) {
+  return !ctx.evictable || ctx.evictable(gpu, slot);
+}
+
+// First evictable node of `list`, or nullptr.
+inline ChunkNode* first_evictable(ChunkList& list, const sim::EvictionContext& ctx, int gpu) {
+  for (auto& n : list)
+    if (evictable(ctx, gpu, n.slot)) return &n;
+  return nullptr;
+}
+
+}  // namespace umsim::policies

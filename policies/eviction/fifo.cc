@@ -1,0 +1,54 @@
+// NVIDIA driver eviction order (uvm_pmm_gpu.c): root chunks are evicted in the
+// order their VA block started using them, not by access recency. A chunk moves
+// to the tail of the "used" list when its block becomes resident on the GPU; a
+// chunk whose block no longer has resident pages moves to the "unused" list,
+// which is evicted first. Free chunks are used before any eviction (the engine
+// only asks for a victim when none is free).
+#include "policies/eviction/chunk_slots.h"
+#include "policies/policy_kinds.h"
+
+namespace umsim::policies {
+namespace {
+
+class FifoEviction final : public sim::EvictionPolicy {
+ public:
+  explicit FifoEviction(const Params& p) : unused_first_(p.get_bool("unused_first")) {}
+
+  void attach(const sim::EvictionContext& ctx) override {
+    EvictionPolicy::attach(ctx);
+    slots_.attach(ctx);
+  }
+  void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override {
+    auto& n = slots_.node(c.gpu, c.slot);
+    n.alloc = c.alloc;
+    n.first_page = c.first_page;
+    slots_.push_back(c.gpu, n, kUsed);
+  }
+  void on_chunk_residency_changed(const sim::ChunkInfo& c, bool has_resident_pages, sim::Nanos) override {
+    auto& n = slots_.node(c.gpu, c.slot);
+    if (!slots_.listed(n)) return;
+    slots_.push_back(c.gpu, n, has_resident_pages || !unused_first_ ? kUsed : kUnused);
+  }
+  void on_chunk_freed(const sim::ChunkInfo& c) override { slots_.unlink(c.gpu, slots_.node(c.gpu, c.slot)); }
+  std::uint32_t choose_victim(int gpu, sim::Nanos) override {
+    for (int which : {kUnused, kUsed})
+      if (auto* n = first_evictable(slots_.list(gpu, which), ctx_, gpu)) return n->slot;
+    return sim::kNoVictim;
+  }
+
+ private:
+  static constexpr int kUnused = 0;
+  static constexpr int kUsed = 1;
+  bool unused_first_;
+  ChunkSlots<2> slots_;
+};
+
+}  // namespace
+
+UMSIM_REGISTER_POLICY(sim::EvictionPolicy, FifoEviction, "fifo",
+                      "NVIDIA driver: evict 2 MiB root chunks in the order their blocks became resident "
+                      "(chunks with no resident pages first)",
+                      {{"unused_first", ParamType::kBool, "true",
+                        "evict chunks whose block has no resident pages before used ones, as the driver"}});
+
+}  // namespace umsim::policies

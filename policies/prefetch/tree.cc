@@ -1,0 +1,123 @@
+// The NVIDIA driver's density prefetcher (uvm_perf_prefetch.c), for one VA block
+// and one fault batch:
+//   1. First touch at the preferred location: the block is resident nowhere and the
+//      faults go to the block's preferred location -> populate the whole block.
+//   2. Preferred location set elsewhere -> no prefetch.
+//   3. Otherwise build a bitmap over the block's pages: resident on the destination
+//      or faulted now. Every 64 KiB big page holding a faulted page and no thrashing
+//      page is filled (the driver assumes big pages). Pages past the last whole big
+//      page form one more region treated the same way.
+//   4. The bitmap is an implicit binary tree: leaves are pages, a node at level k
+//      spans 2^k pages (aligned), clipped to the block; levels =
+//      log2(roundup_pow2(pages)) + 1 (10 for 512 pages). For every faulted page
+//      (not thrashing) walk leaf -> root; a node qualifies when
+//      resident_count * 100 > span * threshold; the highest qualifying node wins.
+//      The union of winners is the prefetch region.
+//   5. Remove faulted pages, excluded pages (thrashing, pinned, CPU-mapped when the
+//      destination is the CPU) and pages already on the destination.
+//   6. Only if fault_migrations_to_destination >= min_faults.
+#include <bit>
+#include <cstdint>
+#include <string>
+
+#include "policies/internal/page_words.h"
+#include "policies/policy_kinds.h"
+
+namespace umsim::policies {
+namespace {
+
+class TreePrefetcher final : public sim::PrefetchPolicy {
+ public:
+  explicit TreePrefetcher(const Params& p)
+      : threshold_(static_cast<std::uint32_t>(p.get_int("threshold"))),
+        min_faults_(static_cast<std::uint32_t>(p.get_int("min_faults"))),
+        big_page_pages_(static_cast<std::uint32_t>(p.get_bytes("big_page") / sim::kPageSize)) {
+    if (p.get_int("threshold") < 1 || p.get_int("threshold") > 100)
+      throw PolicyError("prefetch policy 'tree': threshold must be 1..100 (percent), got " +
+                        std::to_string(p.get_int("threshold")));
+    if (p.get_int("min_faults") < 1 || p.get_int("min_faults") > 20)
+      throw PolicyError("prefetch policy 'tree': min_faults must be 1..20 (as the driver), got " +
+                        std::to_string(p.get_int("min_faults")));
+    const auto big = p.get_bytes("big_page");
+    if (big < sim::kPageSize || big > sim::kBlockSize || !std::has_single_bit(big))
+      throw PolicyError("prefetch policy 'tree': big_page must be a power of two from 4KiB to 2MiB");
+  }
+
+  void prefetch(const sim::PrefetchRequest& r, sim::PageMask& out) override {
+    const std::uint32_t leaves = r.pages_in_block;
+    if (leaves == 0 || leaves > sim::kPagesPerBlock) return;
+    PageWords faulted = PageWords::of(r.faulted);
+    faulted.truncate(leaves);
+    if (faulted.none()) return;
+    if (r.fault_migrations_to_destination < min_faults_) return;
+
+    // Pages that block big-page growth and seeding: the thrashing policy's pages and,
+    // unless the destination is the CPU (where `excluded` also lists CPU-mapped pages),
+    // every excluded page (pinned pages count as thrashing in the driver).
+    PageWords thrashing = PageWords::of(r.thrashing);
+    if (!r.destination.is_cpu()) thrashing |= PageWords::of(r.excluded);
+
+    PageWords region;
+    if (r.resident_anywhere.none() && r.destination_is_preferred) {
+      region.fill(0, leaves);
+    } else if (!r.preferred_location_elsewhere) {
+      PageWords tree = PageWords::of(r.resident_on_destination);
+      tree |= faulted;
+      tree.truncate(leaves);
+      grow_big_pages(tree, faulted, thrashing, leaves);
+      PageWords seeds = faulted;
+      seeds.clear(thrashing);
+      const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
+      bool reached_end = false;
+      seeds.for_each([&](std::uint32_t page) {
+        if (reached_end) return;  // the driver stops once a region reaches the block's end
+        std::uint32_t best_first = 0, best_end = 0;
+        for (std::uint32_t level = 0; level < levels; ++level) {
+          const std::uint32_t span = 1u << level;
+          const std::uint32_t first = page & ~(span - 1);
+          const std::uint32_t end = std::min(first + span, leaves);
+          if (tree.count(first, end) * 100 > (end - first) * threshold_) {
+            best_first = first;
+            best_end = end;
+          }
+        }
+        region.fill(best_first, best_end);
+        if (best_end == leaves) reached_end = true;
+      });
+    }
+    region.clear(faulted);
+    region.clear(PageWords::of(r.excluded));
+    region.clear(PageWords::of(r.thrashing));
+    region.clear(PageWords::of(r.resident_on_destination));
+    out |= region.mask();
+  }
+
+ private:
+  // Step 3: fill each big page (and the tail past the last whole big page) that holds a
+  // faulted page and no thrashing page.
+  void grow_big_pages(PageWords& tree, const PageWords& faulted, const PageWords& thrashing,
+                      std::uint32_t leaves) const {
+    const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
+    auto grow = [&](std::uint32_t first, std::uint32_t end) {
+      if (first < end && faulted.any(first, end) && !thrashing.any(first, end)) tree.fill(first, end);
+    };
+    for (std::uint32_t first = 0; first < whole_end; first += big_page_pages_) grow(first, first + big_page_pages_);
+    grow(whole_end, leaves);
+  }
+
+  std::uint32_t threshold_;
+  std::uint32_t min_faults_;
+  std::uint32_t big_page_pages_;
+};
+
+}  // namespace
+
+UMSIM_REGISTER_POLICY(sim::PrefetchPolicy, TreePrefetcher, "tree",
+                      "NVIDIA driver density prefetcher: 64 KiB big-page fill, then the largest subtree of the "
+                      "2 MiB block that is more than threshold% resident",
+                      {{"threshold", ParamType::kInt, "51", "percent of a subtree's pages that must be resident"},
+                       {"min_faults", ParamType::kInt, "1",
+                        "faulted pages migrated to the same processor before prefetching starts"},
+                       {"big_page", ParamType::kBytes, "64KiB", "big page size the faulted pages are grown to"}});
+
+}  // namespace umsim::policies

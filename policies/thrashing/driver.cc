@@ -1,0 +1,356 @@
+// The NVIDIA driver's thrashing detection and mitigation (uvm_perf_thrashing.c).
+//
+// Detection, on every fault/prefetch/access-counter migration of a block's pages:
+// per-page state exists only once two consecutive migrations of the block went to
+// different processors within one lapse (500 us). A page migrated again within a
+// lapse of its previous migration counts one more thrashing event; at `threshold`
+// (3) events it is thrashing. A thrashing page quiet for more than a lapse is reset
+// on its next migration; a block with no thrashing event for an epoch (2000
+// lapses) is reset, at most `max_resets` (4) times.
+//
+// Mitigation, the driver's hint for the requesting processor:
+//   - pin at the preferred location if every thrashing processor can access it;
+//   - pin where the page is if all thrashing processors have fast access there
+//     (NVLink + native atomics; off on PCIe hosts);
+//   - otherwise throttling periods of `nap` lapses: one processor per period is
+//     spared (alternating), the others are throttled; once a page has been
+//     throttled `pin_threshold` (10) times, the spared processor pins it locally
+//     and the others map it remotely; pins expire after `pin` lapses (150 ms).
+// The engine calls this after the migration, so a decision applies to the
+// requester's next fault on those pages (the driver decides before servicing the
+// fault): the state machine is the driver's, evaluated one fault later.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policies/internal/page_words.h"
+#include "policies/policy_kinds.h"
+
+namespace umsim::policies {
+namespace {
+
+enum class Forced { kAuto, kThrottle, kPin, kMapRemote };
+
+Forced parse_forced(const std::string& s) {
+  if (s == "auto") return Forced::kAuto;
+  if (s == "throttle") return Forced::kThrottle;
+  if (s == "pin") return Forced::kPin;
+  if (s == "map-remote") return Forced::kMapRemote;
+  throw PolicyError("thrashing policy 'driver': response must be auto, throttle, pin or map-remote, got '" + s + "'");
+}
+
+struct PageState {
+  sim::Nanos stamp = 0;            // last migration time + 1 (0 = none yet)
+  sim::Nanos throttling_end = 0;   // end of the current throttling period
+  sim::Nanos pin_deadline = 0;
+  std::uint16_t processors = 0;    // processors involved (mask, bit 0 = CPU)
+  std::uint16_t throttled = 0;     // processors throttled in the current period
+  std::uint8_t events = 0;         // consecutive thrashing events (3 bits in the driver)
+  std::uint8_t throttling_count = 0;
+  bool pinned = false;
+  sim::Processor pinned_residency = sim::Processor::none();
+  sim::Processor do_not_throttle = sim::Processor::none();
+};
+
+struct BlockState {
+  std::unique_ptr<PageState[]> pages;  // created on the first sign of thrashing in the block
+  sim::Nanos last_stamp = 0;           // last migration + 1
+  sim::Nanos last_thrashing_stamp = 0;
+  sim::Processor last_processor = sim::Processor::none();
+  std::uint8_t resets = 0;
+  std::uint32_t pinned_count = 0;
+  sim::PageMask thrashing;
+};
+
+enum class Hint { kNone, kThrottle, kPin };
+
+class DriverThrashing final : public sim::ThrashingPolicy {
+ public:
+  explicit DriverThrashing(const Params& p)
+      : threshold_(p.get_int("threshold")),
+        pin_threshold_(p.get_int("pin_threshold")),
+        lapse_ns_(p.get_duration_ns("lapse")),
+        nap_ns_(lapse_ns_ * static_cast<std::uint64_t>(p.get_int("nap"))),
+        epoch_ns_(lapse_ns_ * static_cast<std::uint64_t>(p.get_int("epoch"))),
+        pin_ns_(lapse_ns_ * static_cast<std::uint64_t>(p.get_int("pin"))),
+        max_resets_(p.get_int("max_resets")),
+        forced_(parse_forced(p.get_string("response"))),
+        fast_links_(p.get_bool("fast_links")),
+        peer_access_(p.get_bool("peer_access")),
+        cpu_maps_gpu_(p.get_bool("cpu_maps_gpu")) {
+    auto check = [](bool ok, const std::string& what) {
+      if (!ok) throw PolicyError("thrashing policy 'driver': " + what);
+    };
+    check(threshold_ >= 1 && threshold_ <= 7, "threshold must be 1..7 (3-bit counter in the driver)");
+    check(pin_threshold_ >= 1 && pin_threshold_ <= 255, "pin_threshold must be 1..255");
+    check(lapse_ns_ > 0, "lapse must be positive");
+    check(p.get_int("nap") >= 1 && p.get_int("nap") <= 100, "nap must be 1..100 lapses");
+    check(p.get_int("epoch") >= 1, "epoch must be >= 1 lapse");
+    check(p.get_int("pin") >= 0, "pin must be >= 0 lapses");
+    check(max_resets_ >= 0, "max_resets must be >= 0");
+  }
+
+  void on_allocation_created(sim::AllocSlot alloc, std::uint64_t pages) override {
+    if (blocks_.size() <= alloc) blocks_.resize(alloc + 1);
+    blocks_[alloc] = std::vector<BlockState>((pages + sim::kPagesPerBlock - 1) / sim::kPagesPerBlock);
+  }
+  void on_allocation_freed(sim::AllocSlot alloc) override {
+    if (alloc < blocks_.size()) blocks_[alloc].clear();
+  }
+
+  void thrashing_pages(sim::AllocSlot alloc, std::uint64_t block, sim::Nanos, sim::PageMask& out) const override {
+    if (alloc < blocks_.size() && block < blocks_[alloc].size()) out |= blocks_[alloc][block].thrashing;
+  }
+
+  sim::ThrashingResponse on_migration(const sim::MigrationNotice& n) override {
+    BlockState& b = block(n.alloc, n.block);
+    const sim::Nanos stamp = n.now + 1;
+    const PageWords moved = PageWords::of(n.pages);
+
+    // Pins whose time is up end as the driver's unpin timer would end them.
+    if (b.pages) moved.for_each([&](std::uint32_t i) {
+      PageState& s = b.pages[i];
+      if (s.pinned && pin_ns_ > 0 && n.now >= s.pin_deadline) reset_page(b, i);
+    });
+
+    // The driver's decision for the requester, from the state before this migration.
+    sim::ThrashingResponse response = decide(b, n, moved);
+
+    detect(b, n, moved, stamp);
+    if (response.action == sim::ThrashingAction::kNone) response.thrashing = n.pages & b.thrashing;
+    return response;
+  }
+
+ private:
+  BlockState& block(sim::AllocSlot alloc, std::uint64_t index) {
+    if (blocks_.size() <= alloc) blocks_.resize(alloc + 1);
+    auto& v = blocks_[alloc];
+    if (v.size() <= index) v.resize(index + 1);
+    return v[index];
+  }
+
+  void reset_page(BlockState& b, std::uint32_t i) {
+    PageState& s = b.pages[i];
+    if (s.pinned && b.pinned_count > 0) --b.pinned_count;
+    s = PageState{};
+    b.thrashing.reset(i);
+  }
+
+  // thrashing_event_cb: the detection half.
+  void detect(BlockState& b, const sim::MigrationNotice& n, const PageWords& moved, sim::Nanos stamp) {
+    if (!b.pages) {
+      const bool potential = b.last_stamp != 0 && !(b.last_processor == n.to) && stamp - b.last_stamp <= lapse_ns_;
+      if (!potential) {
+        b.last_stamp = stamp;
+        b.last_processor = n.to;
+        return;
+      }
+      b.pages = std::make_unique<PageState[]>(sim::kPagesPerBlock);
+    }
+    moved.for_each([&](std::uint32_t i) {
+      PageState& s = b.pages[i];
+      if (s.pinned) return;  // a pinned page moving to its pinned residency is not an event
+      const sim::Nanos last = s.stamp;
+      s.processors |= sim::processor_bit(n.to);
+      s.stamp = stamp;
+      if (last == 0) return;
+      if (stamp - last <= lapse_ns_) {
+        if (s.events < 7) ++s.events;
+        if (s.events == threshold_) b.thrashing.set(i);
+        if (s.events >= threshold_) b.last_thrashing_stamp = stamp;
+      } else if (s.events >= threshold_) {
+        reset_page(b, i);
+        b.pages[i].processors = sim::processor_bit(n.to);
+        b.pages[i].stamp = stamp;
+      }
+    });
+    b.last_stamp = stamp;
+    b.last_processor = n.to;
+  }
+
+  // uvm_perf_thrashing_get_hint for requester n.to, page by page, aggregated into one response.
+  sim::ThrashingResponse decide(BlockState& b, const sim::MigrationNotice& n, const PageWords& moved) {
+    sim::ThrashingResponse r;
+    if (!b.pages) return r;
+    const sim::Nanos stamp = n.now + 1;
+    if (b.last_thrashing_stamp != 0 && stamp - b.last_thrashing_stamp > epoch_ns_ && b.pinned_count == 0 &&
+        b.resets < max_resets_) {
+      ++b.resets;
+      b.pages.reset();
+      b.last_processor = sim::Processor::none();
+      b.last_stamp = 0;
+      b.last_thrashing_stamp = 0;
+      b.thrashing.reset();
+      return r;
+    }
+    PageWords throttled, pinned;
+    sim::Nanos throttle_end = 0;
+    sim::Processor pin_to = sim::Processor::none();
+    const sim::Processor req = n.to;
+    moved.for_each([&](std::uint32_t i) {
+      PageState& s = b.pages[i];
+      if (s.events < threshold_) return;
+      Hint h = Hint::kNone;
+      sim::Processor residency = sim::Processor::none();
+      if (forced_ != Forced::kAuto) {
+        h = forced_ == Forced::kThrottle ? Hint::kThrottle : Hint::kPin;
+        residency = req;
+        if (h == Hint::kThrottle && stamp >= s.throttling_end) s.throttling_end = stamp + nap_ns_;
+      } else {
+        const std::uint16_t bit = sim::processor_bit(req);
+        bool decided = false;
+        if (s.throttled & bit) {
+          if (stamp < s.throttling_end && !(req == s.do_not_throttle)) {
+            h = Hint::kThrottle;
+            decided = true;
+          } else {
+            s.throttled &= static_cast<std::uint16_t>(~bit);
+            if (s.throttled == 0) s.throttling_end = 0;
+          }
+        }
+        if (!decided) {
+          if (stamp - s.stamp > lapse_ns_ && !s.pinned) return;  // no longer thrashing
+          s.processors |= bit;
+          throttle_update(s, req, stamp);
+          const sim::Processor closest = n.from.is_none() ? req : n.from;
+          h = hint_for_migration_thrashing(s, req, n.preferred, closest, residency);
+        }
+      }
+      if (h == Hint::kPin) {
+        if (!s.pinned || !(s.pinned_residency == residency)) {
+          s.throttled = 0;
+          s.throttling_end = 0;
+        }
+        if (!s.pinned) {
+          s.pin_deadline = n.now + pin_ns_;
+          s.throttling_count = 0;
+          s.pinned = true;
+          ++b.pinned_count;
+        }
+        s.pinned_residency = residency;
+        if (pin_to.is_none()) pin_to = residency;
+        if (residency == pin_to) pinned.set(i);
+      } else if (h == Hint::kThrottle) {
+        const std::uint16_t bit = sim::processor_bit(req);
+        if (!(s.throttled & bit)) {
+          s.throttled |= bit;
+          if (!s.pinned && s.throttling_count < 255) ++s.throttling_count;
+        }
+        throttled.set(i);
+        throttle_end = std::max(throttle_end, s.throttling_end);
+      }
+    });
+    if (!pinned.none()) {
+      r.action = forced_ == Forced::kMapRemote ? sim::ThrashingAction::kMapRemote : sim::ThrashingAction::kPin;
+      r.pin_to = forced_ == Forced::kMapRemote && !n.from.is_none() ? n.from : pin_to;
+      r.until = pin_ns_ > 0 ? n.now + pin_ns_ : UINT64_MAX;
+      r.thrashing = pinned.mask();
+    } else if (!throttled.none()) {
+      r.action = sim::ThrashingAction::kThrottle;
+      r.throttle_ns = throttle_end > stamp ? throttle_end - stamp : 0;
+      r.thrashing = throttled.mask();
+    }
+    return r;
+  }
+
+  // thrashing_throttle_update: a new throttling period spares another processor.
+  void throttle_update(PageState& s, sim::Processor req, sim::Nanos stamp) const {
+    if (stamp > s.throttling_end) {
+      s.throttling_end = stamp + nap_ns_;
+      s.do_not_throttle = s.do_not_throttle == req ? sim::Processor::none() : req;
+    } else if (s.do_not_throttle.is_none()) {
+      s.do_not_throttle = req;
+    }
+  }
+
+  // Whether every processor in `mask` can map memory resident on `to`.
+  bool can_access(std::uint16_t mask, sim::Processor to) const {
+    if (to.is_none()) return false;
+    if (to.is_cpu()) return true;  // GPUs map system memory
+    for (int code = 0; code < 16; ++code) {
+      if (!(mask & (1u << code)) || code == to.code) continue;
+      if (code == 0 ? !cpu_maps_gpu_ : !peer_access_) return false;
+    }
+    return true;
+  }
+
+  Hint hint_for_migration_thrashing(PageState& s, sim::Processor req, sim::Processor preferred,
+                                    sim::Processor closest, sim::Processor& residency) const {
+    if (can_access(s.processors, preferred)) {
+      residency = preferred;
+      return Hint::kPin;
+    }
+    const bool preferred_thrashing = !preferred.is_none() && (s.processors & sim::processor_bit(preferred));
+    if (!preferred_thrashing && fast_links_ && can_access(s.processors, closest)) {
+      if (closest.is_cpu() && can_access(s.processors, req)) {
+        if (req.is_gpu()) {
+          residency = req;
+          return Hint::kPin;
+        }
+        return Hint::kNone;
+      }
+      residency = closest;
+      return Hint::kPin;
+    }
+    if (req == preferred) {
+      if (s.pinned) {
+        if (preferred == s.pinned_residency || preferred == s.do_not_throttle) {
+          residency = preferred;
+          return Hint::kPin;
+        }
+        return Hint::kThrottle;
+      }
+      if (!(preferred == s.do_not_throttle)) return Hint::kThrottle;
+      if (s.throttling_count >= pin_threshold_) {
+        residency = preferred;
+        return Hint::kPin;
+      }
+      return Hint::kNone;
+    }
+    if (s.pinned) {
+      if (req == s.do_not_throttle) {
+        residency = req;  // all thrashing processors can access it, or no common location: the requester
+        return Hint::kPin;
+      }
+      if (can_access(sim::processor_bit(req), s.pinned_residency)) {
+        residency = s.pinned_residency;
+        return Hint::kPin;
+      }
+      return Hint::kThrottle;
+    }
+    if (!(req == s.do_not_throttle)) return Hint::kThrottle;
+    if (s.throttling_count >= pin_threshold_) {
+      residency = req;
+      return Hint::kPin;
+    }
+    return Hint::kNone;
+  }
+
+  std::int64_t threshold_;
+  std::int64_t pin_threshold_;
+  sim::Nanos lapse_ns_, nap_ns_, epoch_ns_, pin_ns_;
+  std::int64_t max_resets_;
+  Forced forced_;
+  bool fast_links_, peer_access_, cpu_maps_gpu_;
+  std::vector<std::vector<BlockState>> blocks_;  // [alloc][block]
+};
+
+}  // namespace
+
+UMSIM_REGISTER_POLICY(
+    sim::ThrashingPolicy, DriverThrashing, "driver",
+    "NVIDIA driver thrashing detection (3 migrations within 500 us) with throttle / pin / remote-map responses",
+    {{"threshold", ParamType::kInt, "3", "thrashing events within a lapse that mark a page as thrashing (1..7)"},
+     {"pin_threshold", ParamType::kInt, "10", "throttling periods before the page is pinned"},
+     {"lapse", ParamType::kDuration, "500us", "window in which two migrations of a page count as thrashing"},
+     {"nap", ParamType::kInt, "1", "throttling period, in lapses"},
+     {"epoch", ParamType::kInt, "2000", "quiet time (lapses) after which a block's thrashing state resets"},
+     {"pin", ParamType::kInt, "300", "pin duration in lapses (300 x 500 us = 150 ms); 0 = forever"},
+     {"max_resets", ParamType::kInt, "4", "times a block's thrashing state may be reset"},
+     {"response", ParamType::kString, "auto", "auto (the driver's choice), or force throttle / pin / map-remote"},
+     {"fast_links", ParamType::kBool, "false", "all processors have NVLink + native atomics (pin in place)"},
+     {"peer_access", ParamType::kBool, "true", "GPUs can map each other's memory"},
+     {"cpu_maps_gpu", ParamType::kBool, "false", "the CPU can map GPU memory (coherent C2C / ATS systems)"}});
+
+}  // namespace umsim::policies
