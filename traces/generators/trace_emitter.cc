@@ -1,0 +1,161 @@
+#include "traces/generators/trace_emitter.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace umsim::gen {
+
+using trace::Event;
+using trace::EventKind;
+
+namespace {
+[[noreturn]] void bug(const std::string& what) { throw std::logic_error("trace emitter: " + what); }
+}  // namespace
+
+void TraceEmitter::emit(const Event& e, std::string_view name) {
+  out_.write(e, name);
+  ++events_;
+}
+
+void TraceEmitter::phase(std::string_view name) {
+  if (in_kernel_) bug("phase marker inside a kernel");
+  Event e;
+  e.kind = EventKind::kPhase;
+  emit(e, name);
+}
+
+void TraceEmitter::alloc(std::string_view name, Bytes size, AllocKind kind, Processor placement) {
+  if (in_kernel_) bug("alloc inside a kernel");
+  if (size == 0) bug("empty allocation '" + std::string(name) + "'");
+  if (!live_.emplace(std::string(name), size).second) bug("allocation '" + std::string(name) + "' made twice");
+  Event e;
+  e.kind = EventKind::kAlloc;
+  e.op = static_cast<std::uint8_t>(kind);
+  e.length = size;
+  e.processor = placement;
+  emit(e, name);
+}
+
+void TraceEmitter::free(std::string_view name) {
+  if (in_kernel_) bug("free inside a kernel");
+  auto it = live_.find(name);
+  if (it == live_.end()) bug("free of unknown allocation '" + std::string(name) + "'");
+  live_.erase(it);
+  Event e;
+  e.kind = EventKind::kFree;
+  emit(e, name);
+}
+
+Bytes TraceEmitter::size_of(std::string_view name) const {
+  auto it = live_.find(name);
+  if (it == live_.end()) bug("unknown allocation '" + std::string(name) + "'");
+  return it->second;
+}
+
+void TraceEmitter::check_range(std::string_view alloc, Bytes offset, Bytes length, const char* what) const {
+  const Bytes size = size_of(alloc);
+  if (length == 0 || offset >= size || length > size - offset)
+    bug(std::string(what) + " [" + std::to_string(offset) + ", +" + std::to_string(length) + ") outside '" +
+        std::string(alloc) + "' of " + std::to_string(size) + " bytes");
+}
+
+void TraceEmitter::kernel_begin(std::string_view name, int gpu, StreamId stream, Nanos compute) {
+  if (in_kernel_) bug("nested kernel '" + std::string(name) + "'");
+  in_kernel_ = true;
+  Event e;
+  e.kind = EventKind::kKernelBegin;
+  e.processor = Processor::gpu(gpu);
+  e.stream = stream;
+  e.duration = compute;
+  emit(e, name);
+}
+
+void TraceEmitter::kernel_end() {
+  if (!in_kernel_) bug("kernel end without a kernel");
+  in_kernel_ = false;
+  Event e;
+  e.kind = EventKind::kKernelEnd;
+  emit(e, {});
+}
+
+void TraceEmitter::access(std::string_view alloc, AccessType type, Bytes offset, Bytes length, Bytes stride,
+                          std::uint32_t count) {
+  check_range(alloc, offset, length, "access");
+  if (count == 0) bug("access with count 0");
+  Event e;
+  e.kind = in_kernel_ ? EventKind::kGpuAccess : EventKind::kCpuAccess;
+  e.op = static_cast<std::uint8_t>(type);
+  e.offset = offset;
+  e.length = length;
+  e.stride = stride;
+  e.count = count;
+  emit(e, alloc);
+}
+
+void TraceEmitter::prefetch(std::string_view alloc, Bytes offset, Bytes length, Processor to, StreamId stream) {
+  if (in_kernel_) bug("prefetch inside a kernel");
+  check_range(alloc, offset, length, "prefetch");
+  Event e;
+  e.kind = EventKind::kPrefetch;
+  e.offset = offset;
+  e.length = length;
+  e.processor = to;
+  e.stream = stream;
+  emit(e, alloc);
+}
+
+void TraceEmitter::advise(std::string_view alloc, Advice advice, Bytes offset, Bytes length, Processor target) {
+  if (in_kernel_) bug("advise inside a kernel");
+  check_range(alloc, offset, length, "advise");
+  Event e;
+  e.kind = EventKind::kAdvise;
+  e.op = static_cast<std::uint8_t>(advice);
+  e.offset = offset;
+  e.length = length;
+  e.processor = target;
+  emit(e, alloc);
+}
+
+void TraceEmitter::sync_all() {
+  if (in_kernel_) bug("sync inside a kernel");
+  Event e;
+  e.kind = EventKind::kSync;
+  e.op = static_cast<std::uint8_t>(trace::SyncScope::kAll);
+  emit(e, {});
+}
+
+void TraceEmitter::sync_gpu(int gpu) {
+  if (in_kernel_) bug("sync inside a kernel");
+  Event e;
+  e.kind = EventKind::kSync;
+  e.op = static_cast<std::uint8_t>(trace::SyncScope::kGpu);
+  e.processor = Processor::gpu(gpu);
+  emit(e, {});
+}
+
+void TraceEmitter::sync_stream(StreamId stream) {
+  if (in_kernel_) bug("sync inside a kernel");
+  Event e;
+  e.kind = EventKind::kSync;
+  e.op = static_cast<std::uint8_t>(trace::SyncScope::kStream);
+  e.stream = stream;
+  emit(e, {});
+}
+
+void TraceEmitter::event_record(std::string_view event, StreamId stream) {
+  if (in_kernel_) bug("event record inside a kernel");
+  Event e;
+  e.kind = EventKind::kEventRecord;
+  e.stream = stream;
+  emit(e, event);
+}
+
+void TraceEmitter::event_wait(std::string_view event, StreamId stream) {
+  if (in_kernel_) bug("event wait inside a kernel");
+  Event e;
+  e.kind = EventKind::kEventWait;
+  e.stream = stream;
+  emit(e, event);
+}
+
+}  // namespace umsim::gen
