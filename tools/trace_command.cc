@@ -1,0 +1,143 @@
+// `umsim trace convert|stat|check`: convert between the text and binary
+// encodings, print statistics, validate semantics (traces/FORMAT.md).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/command.h"
+#include "tools/trace_subcommand.h"
+#include "traces/trace_checker.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_stats.h"
+#include "traces/trace_writer.h"
+
+namespace umsim::cli {
+namespace {
+
+constexpr std::size_t kBatch = 4096;
+
+struct ConvertOptions {
+  std::string input, output, to = "auto";
+};
+
+// Streams every event and comment of `reader` into `writer`, in order.
+std::uint64_t copy_trace(trace::TraceReader& reader, trace::TraceWriter& writer) {
+  std::vector<trace::Event> batch(kBatch);
+  std::uint64_t events = 0;
+  for (;;) {
+    const std::size_t n = reader.read(batch);
+    const auto comments = reader.comments();
+    std::size_t c = 0;
+    for (std::size_t i = 0; i <= n; ++i) {
+      while (c < comments.size() && comments[c].before_index == i) writer.comment(comments[c++].text);
+      if (i == n) break;
+      const trace::Event& e = batch[i];
+      const bool named = e.kind != trace::EventKind::kKernelEnd && e.kind != trace::EventKind::kSync;
+      writer.write(e, named ? std::string_view(reader.names().name(e.name)) : std::string_view());
+    }
+    if (n == 0) return events;
+    events += n;
+  }
+}
+
+void run_convert(const ConvertOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(o.input, o.output, ec))
+    throw std::runtime_error("trace convert: input and output are the same file: " + o.output);
+  const trace::Encoding encoding = o.to == "auto"   ? trace::encoding_for_path(o.output)
+                                   : o.to == "text" ? trace::Encoding::kText
+                                                    : trace::Encoding::kBinary;
+  auto reader = trace::open_trace(o.input);
+  std::uint64_t events = 0;
+  try {
+    auto writer = trace::create_trace_writer(o.output, encoding);
+    events = copy_trace(*reader, *writer);
+    writer->finish();
+  } catch (...) {
+    std::filesystem::remove(o.output, ec);  // never leave a half-written trace behind
+    throw;
+  }
+  std::cout << o.input << " -> " << o.output << " (" << (encoding == trace::Encoding::kBinary ? "binary" : "text")
+            << "): " << events << " events\n";
+}
+
+struct StatOptions {
+  std::string input;
+  bool json = false;
+};
+
+void run_stat(const StatOptions& o) {
+  auto reader = trace::open_trace(o.input);
+  const trace::TraceStats stats = trace::collect_stats(*reader);
+  if (o.json) {
+    std::cout << trace::stats_to_json(stats).dump(2) << "\n";
+  } else {
+    std::cout << trace::format_stats_text(stats);
+  }
+}
+
+struct CheckOptions {
+  std::string input;
+  std::uint64_t limit = 0;
+};
+
+void run_check(const CheckOptions& o) {
+  auto reader = trace::open_trace(o.input);
+  std::uint64_t shown = 0, hidden = 0;
+  const trace::CheckSummary s = trace::check_trace(*reader, [&](const trace::TraceProblem& p) {
+    if (o.limit != 0 && shown >= o.limit) {
+      ++hidden;
+      return;
+    }
+    ++shown;
+    std::cout << trace::to_string(p) << "\n";
+  });
+  if (hidden > 0) std::cout << "(" << hidden << " more problems not shown; raise --limit)\n";
+  std::cout << o.input << ": " << s.events << " events, " << s.errors << " errors, " << s.warnings << " warnings\n";
+  if (s.errors > 0) exit_status() = 1;
+}
+
+void setup(CLI::App& app) {
+  CLI::App& trace = trace_parent_command(app);
+
+  auto convert_opts = std::make_shared<ConvertOptions>();
+  CLI::App* convert = trace.add_subcommand(
+      "convert", "convert a trace between the text (.umt) and binary (.umtb) encodings; comments are kept");
+  convert->add_option("IN", convert_opts->input, "input trace (encoding detected from its content)")->required();
+  convert->add_option("OUT", convert_opts->output, "output trace")->required();
+  convert
+      ->add_option("--to", convert_opts->to,
+                   "output encoding: text, binary, or auto = from OUT's extension (.umtb binary, otherwise text)")
+      ->check(CLI::IsMember({"auto", "text", "binary"}))
+      ->capture_default_str();
+  convert->callback([convert_opts] { run_convert(*convert_opts); });
+
+  auto stat_opts = std::make_shared<StatOptions>();
+  CLI::App* stat = trace.add_subcommand(
+      "stat", "print a trace's footprint, events by kind, pages touched and per-allocation summaries");
+  stat->add_option("TRACE", stat_opts->input, "trace file (text or binary)")->required();
+  stat->add_flag("--json", stat_opts->json, "print JSON instead of text");
+  stat->callback([stat_opts] { run_stat(*stat_opts); });
+
+  auto check_opts = std::make_shared<CheckOptions>();
+  CLI::App* check = trace.add_subcommand(
+      "check",
+      "validate a trace: decoding, then semantics (use after free, unknown allocation, out-of-range access, kernel "
+      "without end, ...); prints every problem with file:line or byte offset; exit status 1 if there are errors");
+  check->add_option("TRACE", check_opts->input, "trace file (text or binary)")->required();
+  check->add_option("--limit", check_opts->limit, "print at most N problems (0 = all; all are counted)")
+      ->capture_default_str();
+  check->callback([check_opts] { run_check(*check_opts); });
+}
+
+}  // namespace
+
+UMSIM_REGISTER_COMMAND("trace", 10, setup);
+
+}  // namespace umsim::cli

@@ -1,0 +1,51 @@
+#include "traces/page_bitmap.h"
+
+#include <bit>
+
+namespace umsim::trace {
+
+PageBitmap::PageBitmap(std::uint64_t pages)
+    : pages_(pages), blocks_((pages + kPagesPerBlock - 1) / kPagesPerBlock) {}
+
+std::uint64_t* PageBitmap::block(std::uint64_t index) {
+  auto& b = blocks_[index];
+  if (!b) b = std::make_unique<std::uint64_t[]>(kWordsPerBlock);  // zeroed
+  return b.get();
+}
+
+void PageBitmap::set_range(std::uint64_t first, std::uint64_t last) {
+  std::uint64_t p = first;
+  while (p <= last) {
+    std::uint64_t* words = block(p / kPagesPerBlock);
+    const std::uint64_t in_block = p % kPagesPerBlock;
+    const std::uint64_t word = in_block / 64;
+    const unsigned bit = static_cast<unsigned>(in_block % 64);
+    // Bits [bit, end_bit) of this word.
+    const std::uint64_t span = std::min<std::uint64_t>(64 - bit, last - p + 1);
+    const std::uint64_t mask = (span == 64 ? ~0ull : ((1ull << span) - 1)) << bit;
+    count_ += static_cast<std::uint64_t>(std::popcount(mask & ~words[word]));
+    words[word] |= mask;
+    p += span;
+  }
+}
+
+bool PageBitmap::test(std::uint64_t page) const {
+  const auto& b = blocks_[page / kPagesPerBlock];
+  if (!b) return false;
+  const std::uint64_t in_block = page % kPagesPerBlock;
+  return (b[in_block / 64] >> (in_block % 64)) & 1;
+}
+
+std::uint64_t PageBitmap::count_union(const PageBitmap& other) const {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    const std::uint64_t* a = blocks_[i].get();
+    const std::uint64_t* b = i < other.blocks_.size() ? other.blocks_[i].get() : nullptr;
+    if (a == nullptr && b == nullptr) continue;
+    for (std::uint64_t w = 0; w < kWordsPerBlock; ++w)
+      total += static_cast<std::uint64_t>(std::popcount((a ? a[w] : 0) | (b ? b[w] : 0)));
+  }
+  return total;
+}
+
+}  // namespace umsim::trace

@@ -1,0 +1,197 @@
+#include "traces/trace_checker.h"
+
+#include <limits>
+
+#include "traces/units.h"
+
+namespace umsim::trace {
+namespace {
+
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
+
+std::string range_text(const Event& e) {
+  return "[" + format_bytes(e.offset) + ", +" + format_bytes(e.length) + ")";
+}
+
+}  // namespace
+
+std::string to_string(const TraceProblem& p) {
+  return p.position + (p.severity == Severity::kError ? ": error: " : ": warning: ") + p.message;
+}
+
+TraceChecker::TraceChecker(Report report) : report_(std::move(report)) {}
+
+void TraceChecker::problem(Severity s, const TraceReader& reader, std::size_t index, std::string message) {
+  (s == Severity::kError ? errors_ : warnings_) += 1;
+  report_(TraceProblem{s, reader.position(index), std::move(message)});
+}
+
+void TraceChecker::check(std::span<const Event> batch, const TraceReader& reader) {
+  const std::size_t names = reader.names().size();
+  if (allocations_.size() < names) {
+    allocations_.resize(names);
+    recorded_.resize(names, 0);
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i) check_event(batch[i], i, reader);
+  events_ += batch.size();
+}
+
+const TraceChecker::Allocation* TraceChecker::check_range(const Event& e, std::size_t index,
+                                                          const TraceReader& reader, const char* what) {
+  const Allocation& a = allocations_[e.name];
+  const std::string& name = reader.names().name(e.name);
+  if (a.state == AllocState::kNever) {
+    problem(Severity::kError, reader, index, std::string(what) + " of unknown allocation " + quoted(name));
+    return nullptr;
+  }
+  if (a.state == AllocState::kFreed) {
+    problem(Severity::kError, reader, index,
+            std::string(what) + " of " + quoted(name) + " after it was freed (use after free; freed at " + a.where +
+                ")");
+    return nullptr;
+  }
+  const bool overflow = e.offset + e.length < e.offset;
+  if (overflow || e.offset + e.length > a.size) {
+    problem(Severity::kError, reader, index,
+            std::string(what) + " " + range_text(e) + " is outside " + quoted(name) + " (size " +
+                format_bytes(a.size) + ")");
+    return nullptr;
+  }
+  return &a;
+}
+
+void TraceChecker::check_host_side(const Event& e, std::size_t index, const TraceReader& reader) {
+  if (in_kernel_)
+    problem(Severity::kError, reader, index,
+            std::string("'") + to_string(e.kind) + "' inside kernel " + quoted(kernel_name_) + " (begun at " +
+                kernel_where_ + "); host-side operations go between 'kernel' and after 'end'");
+}
+
+void TraceChecker::check_event(const Event& e, std::size_t index, const TraceReader& reader) {
+  const NameTable& names = reader.names();
+  switch (e.kind) {
+    case EventKind::kAlloc: {
+      check_host_side(e, index, reader);
+      Allocation& a = allocations_[e.name];
+      const std::string& name = names.name(e.name);
+      if (a.state == AllocState::kLive) {
+        problem(Severity::kError, reader, index,
+                "allocation " + quoted(name) + " is already live (allocated at " + a.where + "); free it first");
+        return;
+      }
+      if (e.length == 0) problem(Severity::kError, reader, index, "allocation " + quoted(name) + " has size 0");
+      const AllocKind kind = e.alloc_kind();
+      if (kind == AllocKind::kDevice && !e.processor.is_gpu())
+        problem(Severity::kError, reader, index,
+                "device allocation " + quoted(name) + " needs on=gpuN (device memory lives on one GPU)");
+      if ((kind == AllocKind::kPinned || kind == AllocKind::kMapped) && e.processor.is_gpu())
+        problem(Severity::kError, reader, index,
+                std::string(to_string(kind)) + " allocation " + quoted(name) + " lives in host memory, not on " +
+                    to_string(e.processor));
+      a.state = AllocState::kLive;
+      a.kind = kind;
+      a.size = e.length;
+      a.where = reader.position(index);
+      return;
+    }
+    case EventKind::kFree: {
+      check_host_side(e, index, reader);
+      Allocation& a = allocations_[e.name];
+      const std::string& name = names.name(e.name);
+      if (a.state == AllocState::kNever) {
+        problem(Severity::kError, reader, index, "free of unknown allocation " + quoted(name));
+      } else if (a.state == AllocState::kFreed) {
+        problem(Severity::kError, reader, index, "double free of " + quoted(name) + " (freed at " + a.where + ")");
+      } else {
+        a.state = AllocState::kFreed;
+        a.where = reader.position(index);
+      }
+      return;
+    }
+    case EventKind::kKernelBegin:
+      if (in_kernel_) {
+        problem(Severity::kError, reader, index,
+                "kernel " + quoted(names.name(e.name)) + " begins inside kernel " + quoted(kernel_name_) +
+                    " (begun at " + kernel_where_ + "; missing 'end'?)");
+      }
+      in_kernel_ = true;
+      kernel_name_ = names.name(e.name);
+      kernel_where_ = reader.position(index);
+      return;
+    case EventKind::kKernelEnd:
+      if (!in_kernel_) problem(Severity::kError, reader, index, "'end' without an open kernel");
+      in_kernel_ = false;
+      return;
+    case EventKind::kGpuAccess: {
+      if (!in_kernel_)
+        problem(Severity::kError, reader, index,
+                "GPU access outside a kernel (put it between 'kernel' and 'end', or write 'cpu r|w|a' for a CPU "
+                "access)");
+      if (e.length == 0) problem(Severity::kError, reader, index, "zero-length access");
+      check_range(e, index, reader, "access");
+      return;
+    }
+    case EventKind::kCpuAccess: {
+      if (in_kernel_)
+        problem(Severity::kError, reader, index,
+                "CPU access inside kernel " + quoted(kernel_name_) + " (begun at " + kernel_where_ +
+                    "); CPU accesses go outside kernels");
+      if (e.length == 0) problem(Severity::kError, reader, index, "zero-length access");
+      const Allocation* a = check_range(e, index, reader, "CPU access");
+      if (a != nullptr && a->kind == AllocKind::kDevice)
+        problem(Severity::kError, reader, index,
+                "CPU access to device memory " + quoted(names.name(e.name)) + " (not accessible from the host)");
+      return;
+    }
+    case EventKind::kPrefetch:
+    case EventKind::kAdvise: {
+      check_host_side(e, index, reader);
+      const char* what = e.kind == EventKind::kPrefetch ? "prefetch" : "advise";
+      const Allocation* a = check_range(e, index, reader, what);
+      if (a != nullptr && a->kind != AllocKind::kManaged)
+        problem(Severity::kError, reader, index,
+                std::string(what) + " of " + to_string(a->kind) + " allocation " + quoted(names.name(e.name)) +
+                    " (only managed memory takes prefetches and advice)");
+      if (e.length == 0) problem(Severity::kWarning, reader, index, std::string("zero-length ") + what);
+      return;
+    }
+    case EventKind::kSync:
+    case EventKind::kPhase:
+    case EventKind::kEventRecord:
+      check_host_side(e, index, reader);
+      if (e.kind == EventKind::kEventRecord) recorded_[e.name] = 1;
+      return;
+    case EventKind::kEventWait:
+      check_host_side(e, index, reader);
+      if (!recorded_[e.name])
+        problem(Severity::kError, reader, index,
+                "wait on event " + quoted(names.name(e.name)) + ", which was never recorded");
+      return;
+  }
+  problem(Severity::kError, reader, index, "event of unknown kind " + std::to_string(static_cast<int>(e.kind)));
+}
+
+void TraceChecker::finish(const TraceReader& reader) {
+  auto report_at = [&](Severity s, const std::string& where, std::string message) {
+    (s == Severity::kError ? errors_ : warnings_) += 1;
+    report_(TraceProblem{s, where, std::move(message)});
+  };
+  if (in_kernel_)
+    report_at(Severity::kError, kernel_where_,
+              "kernel " + quoted(kernel_name_) + " has no 'end' (the trace ends inside it)");
+  for (std::size_t id = 0; id < allocations_.size(); ++id)
+    if (allocations_[id].state == AllocState::kLive)
+      report_at(Severity::kWarning, allocations_[id].where,
+                "allocation " + quoted(reader.names().name(static_cast<NameId>(id))) + " is never freed");
+}
+
+CheckSummary check_trace(TraceReader& reader, const TraceChecker::Report& report) {
+  TraceChecker checker(report);
+  std::vector<Event> batch(4096);
+  std::size_t n;
+  while ((n = reader.read(batch)) > 0) checker.check(std::span<const Event>(batch.data(), n), reader);
+  checker.finish(reader);
+  return CheckSummary{checker.events(), checker.errors(), checker.warnings()};
+}
+
+}  // namespace umsim::trace
