@@ -75,6 +75,7 @@ Params::Params(std::string_view policy, const std::vector<ParamSpec>& specs, std
     values_.emplace_back(s.name, v);
   }
   std::string_view rest = overrides;
+  std::vector<std::string> seen_keys;
   while (!rest.empty()) {
     const auto comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
@@ -84,6 +85,9 @@ Params::Params(std::string_view policy, const std::vector<ParamSpec>& specs, std
       throw PolicyError(policy_ + ": expected key=value, got '" + std::string(item) + "'");
     const std::string key(item.substr(0, eq));
     const std::string text(item.substr(eq + 1));
+    for (const auto& seen : seen_keys)
+      if (seen == key) throw PolicyError(policy_ + ": parameter '" + key + "' given twice");
+    seen_keys.push_back(key);
     Value* target = nullptr;
     for (auto& [name, value] : values_)
       if (name == key) target = &value;

@@ -103,14 +103,14 @@ class Registry {
   std::unique_ptr<Interface> create(std::string_view spec, nlohmann::ordered_json* resolved = nullptr) const {
     const auto colon = spec.find(':');
     const std::string name(spec.substr(0, colon));
+    if (name.empty())
+      throw PolicyError(std::string("empty ") + PolicyKind<Interface>::name + " policy name in '" +
+                        std::string(spec) + "' (known: " + known_names() + ")");
     const std::string_view overrides = colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
     auto it = entries_.find(name);
-    if (it == entries_.end()) {
-      std::string known;
-      for (const auto& [n, _] : entries_) known += (known.empty() ? "" : ", ") + n;
+    if (it == entries_.end())
       throw PolicyError(std::string("unknown ") + PolicyKind<Interface>::name + " policy '" + name +
-                        "' (known: " + known + ")");
-    }
+                        "' (known: " + known_names() + ")");
     Params params(std::string(PolicyKind<Interface>::name) + " policy '" + name + "'", it->second.params,
                   overrides);
     if (resolved) {
@@ -121,6 +121,13 @@ class Registry {
   }
 
   const std::map<std::string, PolicyInfo<Interface>>& entries() const { return entries_; }
+
+  // "a, b, c": the registered names, sorted.
+  std::string known_names() const {
+    std::string known;
+    for (const auto& [n, _] : entries_) known += (known.empty() ? "" : ", ") + n;
+    return known;
+  }
 
  private:
   std::map<std::string, PolicyInfo<Interface>> entries_;  // sorted: listings are deterministic

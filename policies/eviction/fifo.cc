@@ -26,8 +26,8 @@ class FifoEviction final : public sim::EvictionPolicy {
   }
   void on_chunk_residency_changed(const sim::ChunkInfo& c, bool has_resident_pages, sim::Nanos) override {
     auto& n = slots_.node(c.gpu, c.slot);
-    if (!slots_.listed(n)) return;
-    slots_.push_back(c.gpu, n, has_resident_pages || !unused_first_ ? kUsed : kUnused);
+    if (!slots_.listed(n) || !unused_first_) return;  // without the unused list: allocation order only
+    slots_.push_back(c.gpu, n, has_resident_pages ? kUsed : kUnused);
   }
   void on_chunk_freed(const sim::ChunkInfo& c) override { slots_.unlink(c.gpu, slots_.node(c.gpu, c.slot)); }
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {

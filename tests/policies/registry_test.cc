@@ -1,0 +1,151 @@
+// The policy registry: spec parsing, typed parameters, defaults, and errors that
+// list what exists; vendor presets.
+#include <gtest/gtest.h>
+
+#include "policies/vendor_presets.h"
+#include "tests/policies/policy_test_util.h"
+
+namespace umsim::policies {
+namespace {
+
+using namespace testing;
+
+template <typename Interface>
+std::string error_of(const std::string& spec) {
+  try {
+    Registry<Interface>::instance().create(spec);
+  } catch (const PolicyError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Registry, EveryRequiredPolicyIsRegistered) {
+  auto names = [](const auto& registry) {
+    std::vector<std::string> v;
+    for (const auto& [n, _] : registry.entries()) v.push_back(n);
+    return v;
+  };
+  EXPECT_EQ(names(Registry<sim::PrefetchPolicy>::instance()),
+            (std::vector<std::string>{"amd-window", "none", "random", "sequential", "stride", "tree"}));
+  EXPECT_EQ(names(Registry<sim::EvictionPolicy>::instance()),
+            (std::vector<std::string>{"belady", "clock", "fifo", "lfu", "lru", "mru", "random", "tree-preevict"}));
+  EXPECT_EQ(names(Registry<sim::MigrationPolicy>::instance()),
+            (std::vector<std::string>{"access-counter", "driver", "zero-copy"}));
+  EXPECT_EQ(names(Registry<sim::ThrashingPolicy>::instance()), (std::vector<std::string>{"driver", "none"}));
+}
+
+TEST(Registry, DefaultsAreResolvedWithTheirTypes) {
+  nlohmann::ordered_json resolved;
+  Registry<sim::ThrashingPolicy>::instance().create("driver", &resolved);
+  EXPECT_EQ(resolved["name"], "driver");
+  EXPECT_EQ(resolved["params"]["threshold"], 3);
+  EXPECT_EQ(resolved["params"]["pin_threshold"], 10);
+  EXPECT_EQ(resolved["params"]["lapse"], 500000);  // nanoseconds
+  EXPECT_EQ(resolved["params"]["pin"], 300);
+  EXPECT_EQ(resolved["params"]["response"], "auto");
+  EXPECT_EQ(resolved["params"]["fast_links"], false);
+  Registry<sim::PrefetchPolicy>::instance().create("tree", &resolved);
+  EXPECT_EQ(resolved.dump(), R"({"name":"tree","params":{"threshold":51,"min_faults":1,"big_page":65536}})");
+}
+
+TEST(Registry, OverridesAreParsedByType) {
+  nlohmann::ordered_json resolved;
+  Registry<sim::ThrashingPolicy>::instance().create("driver:lapse=1ms,threshold=4,fast_links=on,response=pin",
+                                                    &resolved);
+  EXPECT_EQ(resolved["params"]["lapse"], 1000000);
+  EXPECT_EQ(resolved["params"]["threshold"], 4);
+  EXPECT_EQ(resolved["params"]["fast_links"], true);
+  EXPECT_EQ(resolved["params"]["response"], "pin");
+  Registry<sim::EvictionPolicy>::instance().create("lru:granularity=64KiB", &resolved);
+  EXPECT_EQ(resolved["params"]["granularity"], 65536);
+}
+
+TEST(Registry, UnknownNamesListWhatExists) {
+  EXPECT_EQ(error_of<sim::PrefetchPolicy>("nope"),
+            "unknown prefetch policy 'nope' (known: amd-window, none, random, sequential, stride, tree)");
+  EXPECT_EQ(error_of<sim::MigrationPolicy>("lru"),
+            "unknown migrate policy 'lru' (known: access-counter, driver, zero-copy)");
+  EXPECT_EQ(error_of<sim::ThrashingPolicy>(":threshold=3"),
+            "empty thrashing policy name in ':threshold=3' (known: driver, none)");
+}
+
+TEST(Registry, UnknownParametersListTheParameters) {
+  EXPECT_EQ(error_of<sim::PrefetchPolicy>("tree:thresh=51"),
+            "prefetch policy 'tree': unknown parameter 'thresh' (parameters: threshold, min_faults, big_page)");
+  EXPECT_EQ(error_of<sim::PrefetchPolicy>("none:x=1"), "prefetch policy 'none': unknown parameter 'x' (parameters: none)");
+}
+
+TEST(Registry, BadValuesSayWhatWasExpected) {
+  EXPECT_EQ(error_of<sim::PrefetchPolicy>("tree:threshold=abc"),
+            "prefetch policy 'tree': parameter 'threshold': expected an integer, got 'abc'");
+  EXPECT_EQ(error_of<sim::ThrashingPolicy>("driver:fast_links=maybe"),
+            "thrashing policy 'driver': parameter 'fast_links': expected true/false, got 'maybe'");
+  EXPECT_NE(error_of<sim::EvictionPolicy>("lru:granularity=lots").find("parameter 'granularity'"), std::string::npos);
+  EXPECT_NE(error_of<sim::ThrashingPolicy>("driver:lapse=5parsecs").find("parameter 'lapse'"), std::string::npos);
+  EXPECT_EQ(error_of<sim::PrefetchPolicy>("tree:threshold"), "prefetch policy 'tree': expected key=value, got 'threshold'");
+  EXPECT_EQ(error_of<sim::PrefetchPolicy>("tree:threshold=40,threshold=60"),
+            "prefetch policy 'tree': parameter 'threshold' given twice");
+  EXPECT_EQ(error_of<sim::ThrashingPolicy>("driver:response=panic"),
+            "thrashing policy 'driver': response must be auto, throttle, pin or map-remote, got 'panic'");
+}
+
+TEST(Registry, ParamsRejectReadsOfTheWrongType) {
+  const std::vector<ParamSpec> specs = {{"n", ParamType::kInt, "3", ""}};
+  Params p("test policy", specs, "");
+  EXPECT_EQ(p.get_int("n"), 3);
+  EXPECT_THROW(p.get_bool("n"), PolicyError);
+  EXPECT_THROW(p.get_int("m"), PolicyError);
+  EXPECT_THROW(Params("test policy", {{"n", ParamType::kInt, "x", ""}}, ""), PolicyError);  // bad default
+}
+
+TEST(Registry, RegisteringANameTwiceFails) {
+  PolicyInfo<sim::PrefetchPolicy> info{"tree", "duplicate", {}, nullptr};
+  EXPECT_THROW(Registry<sim::PrefetchPolicy>::instance().add(info), PolicyError);
+}
+
+template <typename Interface>
+void construct_all() {
+  for (const auto& [name, info] : Registry<Interface>::instance().entries()) {
+    EXPECT_NO_THROW(Registry<Interface>::instance().create(name)) << name;
+    for (const auto& p : info.params) EXPECT_FALSE(p.doc.empty()) << name << "." << p.name;
+    EXPECT_FALSE(info.doc.empty()) << name;
+  }
+}
+
+TEST(Registry, EveryPolicyConstructsWithItsDefaultsAndIsDocumented) {
+  construct_all<sim::PrefetchPolicy>();
+  construct_all<sim::EvictionPolicy>();
+  construct_all<sim::MigrationPolicy>();
+  construct_all<sim::ThrashingPolicy>();
+}
+
+TEST(VendorPresets, NamesPoliciesAndSemantics) {
+  EXPECT_EQ(vendor_preset_names(), (std::vector<std::string>{"nvidia", "amd-xnack-on", "amd-xnack-off"}));
+  const auto& nv = vendor_preset("nvidia");
+  EXPECT_EQ(nv.policies.prefetch, "tree");
+  EXPECT_EQ(nv.policies.evict, "fifo");
+  EXPECT_EQ(nv.policies.migrate, "driver");  // access-counter migration off on x86
+  EXPECT_EQ(nv.policies.thrashing, "driver");
+  EXPECT_TRUE(nv.semantics.gpu_faults_migrate);
+  EXPECT_EQ(vendor_preset("amd-xnack-on").policies.prefetch, "amd-window");
+  EXPECT_EQ(vendor_preset("amd-xnack-on").policies.thrashing, "none");
+  EXPECT_EQ(vendor_preset("amd-xnack-off").policies.migrate, "zero-copy");
+  EXPECT_FALSE(vendor_preset("amd-xnack-off").semantics.gpu_faults_migrate);
+  for (const auto& p : vendor_presets()) {
+    EXPECT_EQ(p.semantics.name, p.name);
+    EXPECT_NO_THROW(make<sim::PrefetchPolicy>(p.policies.prefetch)) << p.name;
+    EXPECT_NO_THROW(make<sim::EvictionPolicy>(p.policies.evict)) << p.name;
+    EXPECT_NO_THROW(make<sim::MigrationPolicy>(p.policies.migrate)) << p.name;
+    EXPECT_NO_THROW(make<sim::ThrashingPolicy>(p.policies.thrashing)) << p.name;
+  }
+  try {
+    vendor_preset("intel");
+    FAIL();
+  } catch (const PolicyError& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown vendor 'intel' (known: nvidia, amd-xnack-on, amd-xnack-off)");
+  }
+}
+
+}  // namespace
+}  // namespace umsim::policies

@@ -1,0 +1,160 @@
+// The NVIDIA driver's thrashing detection and mitigation on hand-made migration
+// sequences. Defaults: lapse 500 us, threshold 3, nap 1 lapse, pin 300 lapses.
+#include <gtest/gtest.h>
+
+#include "tests/policies/policy_test_util.h"
+
+namespace umsim::policies {
+namespace {
+
+using namespace testing;
+using sim::ThrashingAction;
+
+constexpr sim::Nanos kUs = 1000;
+const sim::Processor kGpu = sim::Processor::gpu(0);
+const sim::Processor kCpu = sim::Processor::cpu();
+
+sim::MigrationNotice move(sim::PageMask pages, sim::Processor from, sim::Processor to, sim::Nanos now,
+                          sim::Processor preferred = sim::Processor::none()) {
+  sim::MigrationNotice n;
+  n.pages = pages;
+  n.from = from;
+  n.to = to;
+  n.now = now;
+  n.preferred = preferred;
+  return n;
+}
+
+// Page 0 ping-pongs between the GPU and the CPU every 100 us; returns the responses.
+std::vector<sim::ThrashingResponse> ping_pong(sim::ThrashingPolicy& p, int steps,
+                                              sim::Processor preferred = sim::Processor::none()) {
+  std::vector<sim::ThrashingResponse> out;
+  for (int i = 0; i < steps; ++i) {
+    const sim::Processor to = i % 2 == 0 ? kGpu : kCpu;
+    const sim::Processor from = i == 0 ? sim::Processor::none() : (i % 2 == 0 ? kCpu : kGpu);
+    out.push_back(p.on_migration(move(pages({0}), from, to, i * 100 * kUs, preferred)));
+  }
+  return out;
+}
+
+sim::PageMask thrashing_now(const sim::ThrashingPolicy& p) {
+  sim::PageMask m;
+  p.thrashing_pages(0, 0, 0, m);
+  return m;
+}
+
+// t(us): 0    100  200  300  400  500  600  700  800  900  1000 1100 1200
+// to:    gpu  cpu  gpu  cpu  gpu  cpu  gpu  cpu  gpu  cpu  gpu  cpu  gpu
+// 100 us: the second block event from another processor within a lapse creates the
+//   per-page state (page stamped, no event yet). 200, 300, 400: events 1, 2, 3 -> thrashing.
+// 500 (cpu): first throttling period [500, 1000], the CPU is spared: no action.
+// 600 (gpu): not spared -> throttled until 1000: 400 us (throttle count 1).
+// 700 (cpu): spared. 800 (gpu): still throttled (200 us left), count unchanged.
+// 900 (cpu): spared. 1000 (gpu): its throttle ended; new period [1000, 1500] spares the GPU.
+// 1100 (cpu): throttled 400 us, count 2. 1200 (gpu): spared and count 2 >= pin_threshold 2:
+//   pin the page on the GPU for 150 ms.
+TEST(DriverThrashing, DetectThrottleThenPin) {
+  auto p = make<sim::ThrashingPolicy>("driver:pin_threshold=2");
+  p->on_allocation_created(0, 512);
+  const auto r = ping_pong(*p, 13);
+  for (int i : {0, 1, 2, 3, 4, 5, 7, 9, 10}) EXPECT_EQ(r[i].action, ThrashingAction::kNone) << "t=" << i * 100;
+  EXPECT_TRUE(r[3].thrashing.none());
+  EXPECT_TRUE(r[4].thrashing.test(0));  // detected at the third event
+  EXPECT_EQ(r[6].action, ThrashingAction::kThrottle);
+  EXPECT_EQ(r[6].throttle_ns, 400 * kUs);
+  EXPECT_EQ(r[8].action, ThrashingAction::kThrottle);
+  EXPECT_EQ(r[8].throttle_ns, 200 * kUs);
+  EXPECT_EQ(r[11].action, ThrashingAction::kThrottle);
+  EXPECT_EQ(r[11].throttle_ns, 400 * kUs);
+  EXPECT_EQ(r[12].action, ThrashingAction::kPin);
+  EXPECT_EQ(r[12].pin_to, kGpu);
+  EXPECT_EQ(r[12].until, 1200 * kUs + 150'000 * kUs);
+  EXPECT_TRUE(r[12].thrashing.test(0));
+  EXPECT_TRUE(thrashing_now(*p).test(0));
+}
+
+// Default pin_threshold 10: the page is only throttled within 13 steps.
+TEST(DriverThrashing, DefaultNeedsTenThrottlesBeforePinning) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  const auto r = ping_pong(*p, 13);
+  for (const auto& x : r) EXPECT_NE(x.action, ThrashingAction::kPin);
+  EXPECT_EQ(r[6].action, ThrashingAction::kThrottle);
+}
+
+// A preferred location every thrashing processor can access (the CPU) gets the pin at
+// the first decision on a thrashing page (500 us).
+TEST(DriverThrashing, PinsAtAnAccessiblePreferredLocation) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  const auto r = ping_pong(*p, 6, kCpu);
+  EXPECT_EQ(r[5].action, ThrashingAction::kPin);
+  EXPECT_EQ(r[5].pin_to, kCpu);
+  // A GPU preferred location is not accessible by the CPU on PCIe hosts: throttling instead.
+  auto q = make<sim::ThrashingPolicy>("driver");
+  const auto s = ping_pong(*q, 7, kGpu);
+  EXPECT_NE(s[5].action, ThrashingAction::kPin);
+}
+
+TEST(DriverThrashing, ForcedResponses) {
+  auto t = make<sim::ThrashingPolicy>("driver:response=throttle");
+  auto rt = ping_pong(*t, 6);
+  EXPECT_EQ(rt[4].action, ThrashingAction::kNone);  // detection happens after the decision
+  EXPECT_EQ(rt[5].action, ThrashingAction::kThrottle);
+  EXPECT_EQ(rt[5].throttle_ns, 500 * kUs);  // one nap
+  auto m = make<sim::ThrashingPolicy>("driver:response=map-remote");
+  auto rm = ping_pong(*m, 6);
+  EXPECT_EQ(rm[5].action, ThrashingAction::kMapRemote);
+  EXPECT_EQ(rm[5].pin_to, kGpu);  // where the page was: the CPU maps it there
+  auto pin = make<sim::ThrashingPolicy>("driver:response=pin,pin=0");
+  auto rp = ping_pong(*pin, 6);
+  EXPECT_EQ(rp[5].action, ThrashingAction::kPin);
+  EXPECT_EQ(rp[5].pin_to, kCpu);
+  EXPECT_EQ(rp[5].until, UINT64_MAX);  // pin=0: forever
+}
+
+TEST(DriverThrashing, NoThrashingWithoutFastPingPong) {
+  // The same processor migrating again and again: the block never gets page state.
+  auto same = make<sim::ThrashingPolicy>("driver");
+  for (int i = 0; i < 20; ++i) same->on_migration(move(pages({0}), kCpu, kGpu, i * 10 * kUs));
+  EXPECT_TRUE(thrashing_now(*same).none());
+  // Ping-pong slower than the lapse (600 us > 500 us): never thrashing.
+  auto slow = make<sim::ThrashingPolicy>("driver");
+  for (int i = 0; i < 20; ++i) {
+    const auto r = slow->on_migration(move(pages({0}), i % 2 ? kGpu : kCpu, i % 2 ? kCpu : kGpu, i * 600 * kUs));
+    EXPECT_EQ(r.action, ThrashingAction::kNone);
+  }
+  EXPECT_TRUE(thrashing_now(*slow).none());
+  // A tighter lapse turns the 100 us ping-pong into non-thrashing as well.
+  auto tight = make<sim::ThrashingPolicy>("driver:lapse=50us");
+  ping_pong(*tight, 10);
+  EXPECT_TRUE(thrashing_now(*tight).none());
+}
+
+// Thrashing detected by 400 us (last event then; later ones refresh it). After an epoch
+// (2000 lapses = 1 s) without thrashing events the block's state is reset.
+TEST(DriverThrashing, EpochResetsTheBlock) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  ping_pong(*p, 5);
+  ASSERT_TRUE(thrashing_now(*p).test(0));
+  const auto r = p->on_migration(move(pages({0}), kGpu, kCpu, 400 * kUs + 1'000'000 * kUs + 1));
+  EXPECT_EQ(r.action, ThrashingAction::kNone);
+  EXPECT_TRUE(thrashing_now(*p).none());
+}
+
+// Only the moved pages that thrash are reported; other pages of the block are untouched.
+TEST(DriverThrashing, PerPageState) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  ping_pong(*p, 5);
+  const auto r = p->on_migration(move(pages({0, 7}), kGpu, kCpu, 500 * kUs));
+  EXPECT_TRUE(r.thrashing.test(0));
+  EXPECT_FALSE(r.thrashing.test(7));
+  EXPECT_THROW(make<sim::ThrashingPolicy>("driver:threshold=8"), PolicyError);
+  EXPECT_THROW(make<sim::ThrashingPolicy>("driver:nap=0"), PolicyError);
+}
+
+TEST(NoThrashing, NeverResponds) {
+  auto p = make<sim::ThrashingPolicy>("none");
+  for (const auto& r : ping_pong(*p, 20)) EXPECT_EQ(r.action, ThrashingAction::kNone);
+}
+
+}  // namespace
+}  // namespace umsim::policies
