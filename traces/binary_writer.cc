@@ -40,6 +40,8 @@ BinaryWriter::BinaryWriter(std::unique_ptr<ByteOutput> out, std::string target, 
     cctx_ = ZSTD_createCCtx();
     if (cctx_ == nullptr) throw TraceError(target_ + ": cannot create a zstd compressor");
     ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, options_.zstd_level);
+    // A content checksum per frame, so corruption is detected instead of decoding into wrong events.
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
     compressed_.resize(ZSTD_CStreamOutSize());
   }
 }

@@ -168,7 +168,7 @@ void TextReader::parse_address(std::string_view token, Event* e) {
 
 Bytes TextReader::bytes_value(std::string_view key, std::string_view value) {
   const ParsedNumber v = parse_bytes(value);
-  if (!v.ok()) fail("bad " + std::string(key) + "=: " + v.error);
+  if (!v.ok()) fail("bad " + std::string(key) + ": " + v.error);
   return v.value;
 }
 
@@ -228,7 +228,7 @@ void TextReader::parse_alloc(Tokens& t, Event* e) {
   if (t.size < 4) fail("alloc needs a name, a size and a kind: alloc NAME SIZE managed|device|pinned|mapped [on=PROC]");
   e->kind = EventKind::kAlloc;
   e->name = parse_name(t.tok[1]);
-  e->length = bytes_value("size", t.tok[2]);
+  e->length = bytes_value("allocation size", t.tok[2]);
   const std::string_view kind = t.tok[3];
   if (kind == "managed") e->op = static_cast<std::uint8_t>(AllocKind::kManaged);
   else if (kind == "device") e->op = static_cast<std::uint8_t>(AllocKind::kDevice);
@@ -270,8 +270,8 @@ void TextReader::parse_access(Tokens& t, std::size_t first, EventKind kind, Even
   parse_address(t.tok[first + 1], e);
   Fields<3> f;
   UMSIM_PARSE_FIELDS(t, first + 2, "access", f, "len", "stride", "count");
-  e->length = f.present[0] ? bytes_value("len", f.value[0]) : 4;
-  if (f.present[1]) e->stride = bytes_value("stride", f.value[1]);
+  e->length = f.present[0] ? bytes_value("len=", f.value[0]) : 4;
+  if (f.present[1]) e->stride = bytes_value("stride=", f.value[1]);
   if (f.present[2]) {
     e->count = u32_value("count", f.value[2]);
     if (e->count == 0) fail("count=0: an access makes at least one pass");
@@ -298,7 +298,7 @@ void TextReader::parse_prefetch(Tokens& t, Event* e) {
   if (!f.present[1]) fail("prefetch needs to=cpu or to=gpuN");
   e->processor = processor_value("to", f.value[1]);
   if (f.present[2]) e->stream = u32_value("stream", f.value[2]);
-  e->length = f.present[0] ? bytes_value("len", f.value[0]) : whole_rest_of_allocation(*e, "prefetch");
+  e->length = f.present[0] ? bytes_value("len=", f.value[0]) : whole_rest_of_allocation(*e, "prefetch");
 }
 
 void TextReader::parse_advise(Tokens& t, Event* e) {
@@ -317,7 +317,7 @@ void TextReader::parse_advise(Tokens& t, Event* e) {
     if (key == "len" && eq != std::string_view::npos) {
       if (have_len) fail("field 'len=' given twice");
       have_len = true;
-      e->length = bytes_value("len", value);
+      e->length = bytes_value("len=", value);
       continue;
     }
     Advice a;
