@@ -64,7 +64,7 @@ void TraceChecker::check_host_side(const Event& e, std::size_t index, const Trac
   if (in_kernel_)
     problem(Severity::kError, reader, index,
             std::string("'") + to_string(e.kind) + "' inside kernel " + quoted(kernel_name_) + " (begun at " +
-                kernel_where_ + "); host-side operations go between 'kernel' and after 'end'");
+                kernel_where_ + "); host-side operations go outside 'kernel' ... 'end'");
 }
 
 void TraceChecker::check_event(const Event& e, std::size_t index, const TraceReader& reader) {

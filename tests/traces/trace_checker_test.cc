@@ -67,10 +67,10 @@ TEST(TraceChecker, KernelStructure) {
 TEST(TraceChecker, HostOperationsInsideAKernel) {
   EXPECT_EQ(problems("alloc A 4KiB managed\nkernel k gpu=0\ncpu r A\nsync all\nfree A\nend\n"),
             (Lines{"t.umt:4: error: CPU access inside kernel 'k' (begun at t.umt:3); CPU accesses go outside kernels",
-                   "t.umt:5: error: 'sync' inside kernel 'k' (begun at t.umt:3); host-side operations go between "
-                   "'kernel' and after 'end'",
-                   "t.umt:6: error: 'free' inside kernel 'k' (begun at t.umt:3); host-side operations go between "
-                   "'kernel' and after 'end'"}));
+                   "t.umt:5: error: 'sync' inside kernel 'k' (begun at t.umt:3); host-side operations go "
+                   "outside 'kernel' ... 'end'",
+                   "t.umt:6: error: 'free' inside kernel 'k' (begun at t.umt:3); host-side operations go "
+                   "outside 'kernel' ... 'end'"}));
 }
 
 TEST(TraceChecker, AllocationRules) {
