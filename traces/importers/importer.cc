@@ -1,0 +1,51 @@
+#include "traces/importers/importer.h"
+
+#include "traces/trace_error.h"
+
+namespace umsim::import {
+
+const std::vector<std::string>& import_formats() {
+  static const std::vector<std::string> formats = {"nvbit", "accelsim", "csv"};
+  return formats;
+}
+
+namespace {
+
+void parse(const std::string& format, const std::string& input, const ImportOptions& options, ImportVisitor& v) {
+  if (format == "nvbit") return parse_nvbit(input, options, v);
+  if (format == "accelsim") return parse_accelsim(input, options, v);
+  if (format == "csv") return parse_csv(input, options, v);
+  std::string known;
+  for (const auto& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
+  throw trace::TraceError("unknown import format '" + format + "' (known: " + known + ")");
+}
+
+}  // namespace
+
+ImportResult import_trace(const std::string& format, const std::string& input, const ImportOptions& options,
+                          trace::TraceWriter& out) {
+  ImportResult result;
+  AddressMap map;
+  if (!options.allocs_file.empty()) {
+    map = read_allocation_file(options.allocs_file);
+  } else {
+    AllocationInference inference(options.gap);
+    AddressCollector collector(inference);
+    parse(format, input, options, collector);
+    if (inference.empty()) throw trace::TraceError(input + ": no unified-memory accesses found in the input");
+    map = inference.result();
+    result.inferred = true;
+  }
+  result.allocations = map.allocations();
+  out.comment("imported from " + format + " trace " + input +
+              (result.inferred ? " (allocations inferred from address ranges)" : " (allocations from " +
+                                                                                      options.allocs_file + ")"));
+  gen::TraceEmitter emitter(out);
+  PageReducer reducer(emitter, map, options.strict);
+  parse(format, input, options, reducer);
+  reducer.finish();
+  result.stats = reducer.stats();
+  return result;
+}
+
+}  // namespace umsim::import

@@ -1,0 +1,67 @@
+#include "traces/importers/page_reducer.h"
+
+#include <fmt/format.h>
+
+#include "traces/trace_error.h"
+
+namespace umsim::import {
+
+PageReducer::PageReducer(gen::TraceEmitter& out, const AddressMap& map, bool strict)
+    : out_(out), map_(map), strict_(strict) {
+  for (const Allocation& a : map_.allocations()) {
+    out_.comment(fmt::format("{} at {:#x}", a.name, a.base));
+    out_.alloc(a.name, a.size, a.kind);
+    pages_.add(a.name, a.size);
+  }
+}
+
+void PageReducer::flush_cpu() {
+  if (!in_kernel_) pages_.flush(out_);
+}
+
+void PageReducer::kernel_begin(std::string_view name, int gpu, trace::StreamId stream) {
+  if (in_kernel_) kernel_end();
+  flush_cpu();
+  out_.kernel_begin(name, gpu, stream, 0);
+  in_kernel_ = true;
+  ++stats_.kernels;
+}
+
+void PageReducer::kernel_end() {
+  if (!in_kernel_) return;
+  pages_.flush(out_);
+  out_.kernel_end();
+  in_kernel_ = false;
+  kernels_unsynced_ = true;
+}
+
+void PageReducer::access(bool gpu, std::uint64_t address, std::uint64_t size, trace::AccessType type,
+                         const std::string& where) {
+  if (gpu != in_kernel_) {
+    if (gpu) throw trace::TraceError(where + ": GPU access outside a kernel");
+    kernel_end();
+  }
+  if (!gpu && kernels_unsynced_) {  // a CPU access after kernels: the CPU waited for them (memcpy / sync)
+    out_.sync_all();
+    kernels_unsynced_ = false;
+  }
+  const Allocation* a = map_.find(address);
+  if (a == nullptr) {
+    if (strict_)
+      throw trace::TraceError(fmt::format("{}: address {:#x} is outside every allocation", where, address));
+    if (stats_.outside++ == 0) stats_.first_outside = where;
+    return;
+  }
+  ++stats_.accesses;
+  const std::uint64_t offset = address - a->base;
+  pages_.touch(map_.index_of(a), offset, std::min(std::max<std::uint64_t>(size, 1), a->size - offset), type);
+}
+
+void PageReducer::finish() {
+  kernel_end();
+  pages_.flush(out_);
+  if (kernels_unsynced_) out_.sync_all();
+  for (const Allocation& a : map_.allocations()) out_.free(a.name);
+}
+
+}  // namespace umsim::import
