@@ -34,7 +34,7 @@ class TableReader {
     const toml::node* n = optional(key);
     if (!n) {
       const auto line = table_.source().begin.line;
-      throw ProfileError(line ? fmt::format("{}:{}: missing key '{}'", source_, line, path(key))
+      throw ProfileError(line && !prefix_.empty() ? fmt::format("{}:{}: missing key '{}'", source_, line, path(key))
                               : fmt::format("{}: missing key '{}'", source_, path(key)));
     }
     return *n;

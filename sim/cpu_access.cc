@@ -1,0 +1,97 @@
+// CPU accesses run on the host thread: resident pages cost the profile's
+// per-page access time; a page held only elsewhere takes a CPU fault that
+// migrates it back (or duplicates it, for read-mostly pages).
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+
+namespace umsim::sim {
+
+using trace::AccessType;
+using trace::Event;
+
+void Engine::cpu_access(const Event& e) {
+  Allocation& a = checked_alloc(e, "CPU access");
+  const AllocSlot slot = slot_of(e.name);
+  check_range(a, e);
+  if (e.length == 0) return;
+  if (a.kind == trace::AllocKind::kDevice)
+    throw SimulationError(fmt::format("CPU access to device allocation '{}' (device memory is not CPU-accessible)", a.name));
+  const AccessType type = e.access();
+  const bool write = type != AccessType::kRead;
+  Counters& c = counters();
+  auto visit = [&](std::uint64_t p) {
+    PageState& st = a.pages[p];
+    ++st.accesses;
+    ++c.accesses;
+    if ((st.copies & kCpuBit) && (!write || st.copies == kCpuBit)) {
+      if (write) st.flags |= kDirty;
+      host_now_ += profile_.cpu_access_ns;
+      return;
+    }
+    if (st.copies == 0) {  // first touch populates the page on the CPU
+      st.copies = kCpuBit;
+      st.mapped = mappings_for(a, st);
+      if (write) st.flags |= kDirty;
+      host_now_ += profile_.cpu_first_touch_ns + profile_.cpu_access_ns;
+      return;
+    }
+    cpu_fault(slot, a, p, type);
+    if (write) st.flags |= kDirty;
+    host_now_ += profile_.cpu_access_ns;
+  };
+  const std::uint64_t count = e.count ? e.count : 1;
+  for (std::uint64_t pass = 0; pass < count; ++pass) trace::for_each_page_once(e, visit);
+}
+
+void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, AccessType type) {
+  Counters& c = counters();
+  ++c.cpu_faults;
+  const std::uint64_t block = page / kPagesPerBlock;
+  const std::uint64_t base = block * kPagesPerBlock;
+  BlockState& bs = a.blocks[block];
+  if (bs.throttle_until > host_now_) host_now_ = bs.throttle_until;  // thrashing throttle: the CPU sleeps
+  host_now_ += profile_.cpu_fault_ns;
+  PageState& st = a.pages[page];
+  const Processor cpu = Processor::cpu();
+  if (st.copies & kCpuBit) {  // a write to a read-duplicated page collapses the other copies
+    for (ProcessorMask o = static_cast<ProcessorMask>(st.copies & ~kCpuBit); o; o &= static_cast<ProcessorMask>(o - 1))
+      drop_copy(a, page, first_processor(o));
+    st.mapped = mappings_for(a, st);
+    return;
+  }
+  if ((st.flags & kPinned) && bs.pin_until <= host_now_) st.flags &= static_cast<std::uint8_t>(~kPinned);
+  const MigrationDecision d = decide(slot, page, st, cpu, type, bs, host_now_);
+  PageMask migrate, duplicate;
+  const std::uint32_t i = static_cast<std::uint32_t>(page - base);
+  // The CPU cannot map GPU memory: every decision ends with a copy on the CPU.
+  if (d.placement == Placement::kDuplicate && (st.flags & kReadMostly)) duplicate.set(i);
+  else migrate.set(i);
+  // AMD SVM migrates the whole 2 MiB window back.
+  if (vendor_.cpu_fault_window_pages > 1) {
+    const std::uint32_t n = a.pages_in_block(block);
+    for (std::uint32_t j = 0; j < n; ++j)
+      if (a.pages[base + j].copies && !(a.pages[base + j].copies & kCpuBit)) migrate.set(j);
+  }
+  const PageMask faulted = migrate | duplicate;
+  const Processor from = first_processor(st.copies);
+  if (bs.last_destination == cpu.code) bs.fault_migrations += 1;
+  else bs.fault_migrations = 1, bs.last_destination = cpu.code;
+  PageMask policy_pages;
+  if (prefetch_) {
+    add_policy_prefetch(slot, block, cpu, faulted, migrate, duplicate, host_now_);
+    policy_pages = (migrate | duplicate) & ~faulted;
+  }
+  Bytes prefetched = 0;
+  for (std::size_t j = policy_pages._Find_first(); j < kPagesPerBlock; j = policy_pages._Find_next(j))
+    if (a.pages[base + j].copies) prefetched += kPageSize;
+  Nanos t = host_now_;
+  if (migrate.any()) t = std::max(t, move_pages(slot, block, migrate, cpu, false, host_now_));
+  if (duplicate.any()) t = std::max(t, move_pages(slot, block, duplicate, cpu, true, host_now_));
+  host_now_ = t;
+  c.bytes_prefetched += prefetched;
+  notify_thrashing(slot, block, faulted, from, cpu, MigrationCause::kFault, cpu, host_now_);
+  notify_thrashing(slot, block, policy_pages, from, cpu, MigrationCause::kPrefetchPolicy, cpu, host_now_);
+}
+
+}  // namespace umsim::sim

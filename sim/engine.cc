@@ -1,0 +1,403 @@
+// Engine set-up, event dispatch, streams and events, scopes and results.
+// The page-level work lives in gpu_access.cc, fault_service.cc, migration.cc,
+// hints.cc and cpu_access.cc.
+#include "sim/engine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/event_series.h"
+#include "sim/fifo_eviction.h"
+#include "sim/future_oracle.h"
+#include "traces/trace_error.h"
+#include "traces/units.h"
+
+namespace umsim::sim {
+
+using trace::Event;
+using trace::EventKind;
+
+namespace {
+constexpr std::size_t kReadBatch = 4096;
+constexpr std::size_t kMaxStreams = 1u << 20;
+constexpr std::uint64_t kProgressEvery = 1u << 18;
+}  // namespace
+
+Engine::Engine(EngineOptions options, EnginePolicies policies)
+    : options_(std::move(options)),
+      profile_(options_.profile),
+      vendor_(options_.vendor),
+      policies_(std::move(policies)) {
+  if (!policies_.eviction) {
+    policies_.eviction = std::make_unique<FifoByAllocationEviction>();
+    policies_.resolved["evict"] = {{"name", "builtin-fifo"}, {"params", nlohmann::ordered_json::object()}};
+  }
+  for (const char* kind : {"prefetch", "migrate", "thrashing"})
+    if (!policies_.resolved.contains(kind))
+      policies_.resolved[kind] = {{"name", "builtin-none"}, {"params", nlohmann::ordered_json::object()}};
+  prefetch_ = policies_.prefetch.get();
+  eviction_ = policies_.eviction.get();
+  migration_ = policies_.migration.get();
+  thrashing_ = policies_.thrashing.get();
+  eviction_access_callbacks_ = eviction_->wants_access_callbacks();
+  remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();
+
+  gpu_memory_ = options_.gpu_memory ? options_.gpu_memory : profile_.gpu_memory;
+  chunk_bytes_ = eviction_->granularity();
+  if (chunk_bytes_ < kPageSize || chunk_bytes_ > kBlockSize || (chunk_bytes_ & (chunk_bytes_ - 1)))
+    throw SimulationError(fmt::format("eviction policy granularity {} is not a power of two from 4KiB to 2MiB",
+                                      chunk_bytes_));
+  if (gpu_memory_ < kBlockSize)
+    throw SimulationError(fmt::format("GPU memory {} is smaller than one 2MiB VA block",
+                                      trace::format_bytes(gpu_memory_)));
+  pages_per_chunk_ = static_cast<std::uint32_t>(chunk_bytes_ / kPageSize);
+  chunk_shift_ = static_cast<std::uint32_t>(__builtin_ctz(pages_per_chunk_));
+  batch_limit_ = std::min(profile_.fault_batch_size, profile_.fault_concurrency);
+  const auto chunks = static_cast<std::uint32_t>(gpu_memory_ / chunk_bytes_);
+  gpus_.reserve(static_cast<std::size_t>(profile_.gpus));
+  for (int g = 0; g < profile_.gpus; ++g) gpus_.emplace_back(chunks, profile_);
+  fault_buffer_.reserve(batch_limit_);
+  if (options_.events_csv) series_ = std::make_unique<EventSeries>(*options_.events_csv);
+}
+
+Engine::~Engine() = default;
+
+Result Engine::run(trace::TraceReader& reader) {
+  names_ = &reader.names();
+  EvictionContext ctx;
+  ctx.gpus = profile_.gpus;
+  ctx.chunks_per_gpu = gpus_.front().memory.capacity();
+  ctx.chunk_bytes = chunk_bytes_;
+  ctx.access_seq = &access_seq_;
+  ctx.evictable = [this](int gpu, std::uint32_t slot) {
+    const GpuMemory& m = gpus_[static_cast<std::size_t>(gpu)].memory;
+    if (slot >= m.slots_created()) return false;
+    const PhysicalChunk& c = m.chunk(slot);
+    return c.allocated && !c.pinned && !c.busy;
+  };
+  ctx.resident_pages = [this](int gpu, std::uint32_t slot) {
+    const GpuMemory& m = gpus_[static_cast<std::size_t>(gpu)].memory;
+    return slot < m.slots_created() ? m.chunk(slot).resident : 0u;
+  };
+  if (eviction_->needs_future()) {
+    if (!options_.reopen) throw SimulationError("the eviction policy needs the future but the trace cannot be re-read");
+    auto again = options_.reopen();
+    oracle_ = build_future_oracle(*again, profile_.gpus, pages_per_chunk_);
+    ctx.future = oracle_.get();
+  }
+  eviction_->attach(ctx);
+
+  phase_ = Scope{};
+  phase_.result.name = "main";
+  result_ = Result{};
+  result_.producer = "umsim-sim";
+  result_.trace = options_.trace_name;
+
+  std::vector<Event> buffer(kReadBatch);
+  std::uint64_t events = 0;
+  std::uint64_t next_progress = kProgressEvery;
+  std::size_t i = 0;
+  try {
+    for (std::size_t n; (n = reader.read(buffer)) != 0;) {
+      for (i = 0; i < n; ++i) {
+        const Event& e = buffer[i];
+        if (e.kind == EventKind::kGpuAccess) {
+          gpu_access(e);
+        } else {
+          dispatch(e);
+          if (options_.check_invariants && !kernel_.open) check_invariants();
+        }
+      }
+      events += n;
+      if (options_.progress && events >= next_progress) {
+        options_.progress(events);
+        next_progress = events + kProgressEvery;
+      }
+    }
+  } catch (const SimulationError& err) {
+    throw SimulationError(reader.position(i) + ": " + err.what());
+  } catch (const InvariantViolation& err) {
+    throw InvariantViolation(reader.position(i) + ": invariant violated: " + err.what());
+  }
+  if (kernel_.open)
+    throw SimulationError(fmt::format("{}: the trace ends inside kernel '{}'", reader.source(), kernel_.name));
+  close_phase();
+  if (options_.check_invariants) check_invariants();
+
+  for (const auto& p : result_.phases) result_.total += p.counters;
+  result_.total.time_ns = std::max(host_now_, all_streams_done());
+  result_.config = resolved_config();
+  result_.hardware = {{"profile", profile_.name}, {"description", profile_.description}};
+  return result_;
+}
+
+void Engine::dispatch(const Event& e) {
+  if (kernel_.open && e.kind != EventKind::kKernelEnd)
+    throw SimulationError(fmt::format("{} inside kernel '{}' (only GPU accesses and kernel_end may appear there)",
+                                      trace::to_string(e.kind), kernel_.name));
+  if (e.kind != EventKind::kPhase) phase_.any = true;
+  switch (e.kind) {
+    case EventKind::kAlloc: return on_alloc(e);
+    case EventKind::kFree: return on_free(e);
+    case EventKind::kKernelBegin: return on_kernel_begin(e);
+    case EventKind::kKernelEnd: return on_kernel_end();
+    case EventKind::kGpuAccess:
+      throw SimulationError("GPU access outside a kernel");
+    case EventKind::kCpuAccess: return cpu_access(e);
+    case EventKind::kPrefetch: return on_prefetch(e);
+    case EventKind::kAdvise: return on_advise(e);
+    case EventKind::kSync: return on_sync(e);
+    case EventKind::kEventRecord: return on_event_record(e);
+    case EventKind::kEventWait: return on_event_wait(e);
+    case EventKind::kPhase: return on_phase(e);
+  }
+  throw SimulationError(fmt::format("unknown event kind {}", static_cast<int>(e.kind)));
+}
+
+// ---- names, allocations ----------------------------------------------------
+
+AllocSlot Engine::slot_of(trace::NameId name) const {
+  return name < slot_of_name_.size() ? slot_of_name_[name] : kNoSlot;
+}
+
+Allocation& Engine::checked_alloc(const Event& e, const char* what) {
+  const AllocSlot s = slot_of(e.name);
+  if (s == kNoSlot)
+    throw SimulationError(fmt::format("{} of '{}', which is not allocated", what, names_->name(e.name)));
+  return allocs_[s];
+}
+
+void Engine::check_range(const Allocation& a, const Event& e) const {
+  if (e.offset > a.size || e.length > a.size - e.offset)
+    throw SimulationError(fmt::format("{} [{}, +{}) is outside allocation '{}' of {}", trace::to_string(e.kind),
+                                      e.offset, e.length, a.name, trace::format_bytes(a.size)));
+}
+
+int Engine::checked_gpu(Processor p, const char* what) const {
+  if (!p.is_gpu() || p.gpu_index() >= profile_.gpus)
+    throw SimulationError(fmt::format("{} names {}, but profile '{}' has {} GPU(s) (gpu0..gpu{})", what,
+                                      trace::to_string(p), profile_.name, profile_.gpus, profile_.gpus - 1));
+  return p.gpu_index();
+}
+
+void Engine::on_alloc(const Event& e) {
+  const std::string& name = names_->name(e.name);
+  if (slot_of(e.name) != kNoSlot)
+    throw SimulationError(fmt::format("allocation '{}' already exists (free it first)", name));
+  if (e.length == 0) throw SimulationError(fmt::format("allocation '{}' has size 0", name));
+  const auto slot = static_cast<AllocSlot>(allocs_.size());
+  Allocation& a = allocs_.emplace_back();
+  a.name = name;
+  a.kind = e.alloc_kind();
+  a.size = e.length;
+  a.page_count = (e.length + kPageSize - 1) / kPageSize;
+  a.block_count = (a.page_count + kPagesPerBlock - 1) / kPagesPerBlock;
+  a.pages.resize(a.page_count);
+  a.blocks.resize(a.block_count);
+  if (slot_of_name_.size() <= e.name) slot_of_name_.resize(e.name + 1, kNoSlot);
+  slot_of_name_[e.name] = slot;
+
+  const ProcessorMask all_gpus = static_cast<ProcessorMask>(((1u << profile_.gpus) - 1) << 1);
+  const std::uint64_t regions = (a.page_count + pages_per_chunk_ - 1) / pages_per_chunk_;
+  switch (a.kind) {
+    case trace::AllocKind::kManaged:
+      a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
+      if (!vendor_.gpu_faults_migrate) {
+        // XNACK off: zero-copy host memory, mapped by every GPU from the start.
+        a.always_mapped = static_cast<ProcessorMask>(all_gpus | kCpuBit);
+        for (auto& p : a.pages) p = PageState{kCpuBit, a.always_mapped, 0, -1, 0, 0};
+      }
+      if (prefetch_) prefetch_->on_allocation_created(slot, a.page_count);
+      eviction_->on_allocation_created(slot, a.page_count);
+      if (migration_) migration_->on_allocation_created(slot, a.page_count);
+      if (thrashing_) thrashing_->on_allocation_created(slot, a.page_count);
+      break;
+    case trace::AllocKind::kPinned:
+    case trace::AllocKind::kMapped:
+      a.always_mapped = static_cast<ProcessorMask>(all_gpus | kCpuBit);
+      for (auto& p : a.pages) p = PageState{kCpuBit, a.always_mapped, 0, -1, 0, 0};
+      break;
+    case trace::AllocKind::kDevice: {
+      const int g = e.processor.is_none() ? 0 : checked_gpu(e.processor, "device allocation");
+      a.home = Processor::gpu(g);
+      GpuMemory& mem = gpus_[static_cast<std::size_t>(g)].memory;
+      const std::uint64_t free_for_device = std::uint64_t{mem.capacity() - mem.pinned()} * chunk_bytes_;
+      if (regions * chunk_bytes_ > free_for_device)
+        throw SimulationError(fmt::format(
+            "device allocation '{}' needs {} on gpu{}, but gpu{} has {} of memory{} ({} already held by device "
+            "allocations); device memory never migrates, so it must fit (use --gpu-mem or another profile)",
+            name, trace::format_bytes(regions * chunk_bytes_), g, g, trace::format_bytes(gpu_memory_),
+            options_.gpu_memory ? " (--gpu-mem)" : fmt::format(" (profile {})", profile_.name),
+            trace::format_bytes(std::uint64_t{mem.pinned()} * chunk_bytes_)));
+      a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
+      a.always_mapped = static_cast<ProcessorMask>(processor_bit(a.home) | (profile_.peer_access ? all_gpus : 0));
+      Nanos t = host_now_;
+      for (std::uint64_t r = 0; r < regions; ++r) {
+        while (!mem.has_free()) {
+          const std::uint32_t victim = eviction_->choose_victim(g, t);
+          if (victim == kNoVictim) throw SimulationError("no evictable chunk for a device allocation");
+          evict_chunk(g, victim, t);
+        }
+        const std::uint32_t s = mem.take(slot, r * pages_per_chunk_, /*pinned=*/true);
+        a.chunk_slot[static_cast<std::size_t>(g)][r] = s;
+        const std::uint64_t first = r * pages_per_chunk_;
+        const std::uint64_t last = std::min<std::uint64_t>(first + pages_per_chunk_, a.page_count);
+        mem.chunk(s).resident = static_cast<std::uint32_t>(last - first);
+        for (std::uint64_t p = first; p < last; ++p)
+          a.pages[p] = PageState{processor_bit(a.home), a.always_mapped, 0, -1, 0, 0};
+      }
+      host_now_ = t;
+      break;
+    }
+  }
+}
+
+void Engine::on_free(const Event& e) {
+  const AllocSlot slot = slot_of(e.name);
+  if (slot == kNoSlot) throw SimulationError(fmt::format("free of '{}', which is not allocated", names_->name(e.name)));
+  Allocation& a = allocs_[slot];
+  for (std::size_t g = 0; g < a.chunk_slot.size(); ++g)
+    for (std::uint32_t s : a.chunk_slot[g])
+      if (s != kNoSlot) release_chunk(static_cast<int>(g), s);
+  if (a.managed()) {
+    if (prefetch_) prefetch_->on_allocation_freed(slot);
+    eviction_->on_allocation_freed(slot);
+    if (migration_) migration_->on_allocation_freed(slot);
+    if (thrashing_) thrashing_->on_allocation_freed(slot);
+  }
+  a.live = false;
+  a.pages = {};
+  a.blocks = {};
+  a.chunk_slot = {};
+  slot_of_name_[e.name] = kNoSlot;
+}
+
+const Allocation* Engine::allocation(std::string_view name) const {
+  if (!names_) return nullptr;
+  const auto id = names_->find(name);
+  if (!id) return nullptr;
+  const AllocSlot s = slot_of(*id);
+  return s == kNoSlot ? nullptr : &allocs_[s];
+}
+
+// ---- kernels, streams, events ----------------------------------------------
+
+Nanos& Engine::stream_ready(trace::StreamId s) {
+  if (s >= stream_ready_.size()) {
+    if (s >= kMaxStreams) throw SimulationError(fmt::format("stream {} is beyond the {} streams supported", s, kMaxStreams));
+    stream_ready_.resize(s + 1, 0);
+  }
+  return stream_ready_[s];
+}
+
+Nanos Engine::all_streams_done() const {
+  Nanos t = 0;
+  for (Nanos r : stream_ready_) t = std::max(t, r);
+  return t;
+}
+
+void Engine::on_kernel_begin(const Event& e) {
+  const int g = checked_gpu(e.processor, "kernel");
+  kernel_.open = true;
+  kernel_.name = names_->name(e.name);
+  kernel_.gpu = g;
+  kernel_.stream = e.stream;
+  kernel_.start = std::max(host_now_, stream_ready(e.stream));
+  kernel_.now = kernel_.start;
+  kernel_.compute = e.duration;
+  kernel_.remote_host_bytes = 0;
+  kernel_.remote_peer_bytes = 0;
+  kernel_bit_ = processor_bit(Processor::gpu(g));
+  kernel_counters_ = Counters{};
+}
+
+void Engine::on_kernel_end() {
+  if (!kernel_.open) throw SimulationError("kernel_end without an open kernel");
+  service_fault_batch();
+  // Remote (zero-copy) traffic streams over the link while the kernel runs.
+  auto remote_ns = [](Bytes bytes, double gbps) {
+    return bytes ? static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / gbps)) : Nanos{0};
+  };
+  kernel_.now += remote_ns(kernel_.remote_host_bytes, profile_.remote_gpu_to_host_gbps) +
+                 remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps);
+  const Nanos end = kernel_.now + kernel_.compute;
+  Counters& c = kernel_counters_;
+  c.stall_ns = kernel_.now - kernel_.start;
+  c.time_ns = end - kernel_.start;
+  stream_ready(kernel_.stream) = end;
+  kernel_.open = false;
+  ScopeResult r{kernel_.name, kernel_.gpu, kernel_.start, c};
+  if (series_) series_->row("kernel", r, end);
+  result_.kernels.push_back(std::move(r));
+  phase_.result.counters += c;
+  phase_.result.counters.time_ns -= c.time_ns;  // phase time is wall time, set when it closes
+  if (options_.check_invariants) check_invariants();
+}
+
+void Engine::on_sync(const Event& e) {
+  switch (e.sync_scope()) {
+    case trace::SyncScope::kAll:
+      host_now_ = std::max(host_now_, all_streams_done());
+      return;
+    case trace::SyncScope::kGpu:
+      // Streams are not bound to GPUs in the trace: a GPU sync waits for all
+      // streams (exact for single-GPU traces, conservative otherwise).
+      checked_gpu(e.processor, "sync");
+      host_now_ = std::max(host_now_, all_streams_done());
+      return;
+    case trace::SyncScope::kStream:
+      host_now_ = std::max(host_now_, stream_ready(e.stream));
+      return;
+  }
+  throw SimulationError("unknown sync scope");
+}
+
+void Engine::on_event_record(const Event& e) {
+  if (event_time_.size() <= e.name) event_time_.resize(e.name + 1, 0);
+  event_time_[e.name] = std::max(host_now_, stream_ready(e.stream));
+}
+
+void Engine::on_event_wait(const Event& e) {
+  // Waiting for an event never recorded completes at once (CUDA/HIP semantics).
+  const Nanos t = e.name < event_time_.size() ? event_time_[e.name] : 0;
+  Nanos& r = stream_ready(e.stream);
+  r = std::max({r, t, host_now_});
+}
+
+// ---- phases, results --------------------------------------------------------
+
+void Engine::on_phase(const Event& e) {
+  close_phase();
+  phase_ = Scope{};
+  phase_.any = true;
+  phase_.result.name = names_->name(e.name);
+  phase_.result.start_ns = host_now_;
+}
+
+void Engine::close_phase() {
+  if (!phase_.any && result_.phases.empty() && phase_.result.name == "main")
+    return;  // no implicit "main" phase when the trace starts with a marker
+  const Nanos end = std::max(host_now_, all_streams_done());
+  phase_.result.counters.time_ns = end - phase_.result.start_ns;
+  if (series_) series_->row("phase", phase_.result, end);
+  result_.phases.push_back(phase_.result);
+}
+
+nlohmann::ordered_json Engine::resolved_config() const {
+  nlohmann::ordered_json j;
+  j["profile"] = to_json(profile_);
+  j["profile_source"] = profile_.source;
+  j["vendor"] = vendor_.to_json();
+  j["policies"] = policies_.resolved;
+  j["options"] = {{"gpu_memory_bytes", gpu_memory_},
+                  {"gpu_memory_overridden", options_.gpu_memory != 0},
+                  {"chunk_bytes", chunk_bytes_},
+                  {"chunks_per_gpu", gpus_.front().memory.capacity()},
+                  {"fault_batch_limit", batch_limit_},
+                  {"check_invariants", options_.check_invariants}};
+  for (auto it = options_.extra_config.begin(); it != options_.extra_config.end(); ++it) j[it.key()] = it.value();
+  return j;
+}
+
+}  // namespace umsim::sim

@@ -1,0 +1,233 @@
+// The unified-memory model: replays a trace against a hardware profile and
+// policies, in discrete-event integer-nanosecond time (docs/model.md).
+//
+// State changes apply in trace (issue) order; time is tracked per resource:
+// the host thread, each stream, each GPU's fault servicing, each link's copy
+// engines. The engine receives policy objects from its caller and never looks
+// up names; a null policy means the built-in default (no prefetch, FIFO-by-
+// allocation eviction, the driver's hint-aware migration, no thrashing handling).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/allocation.h"
+#include "sim/copy_engines.h"
+#include "sim/eviction_policy.h"
+#include "sim/gpu_memory.h"
+#include "sim/migration_policy.h"
+#include "sim/prefetch_policy.h"
+#include "sim/profile.h"
+#include "sim/result.h"
+#include "sim/thrashing_policy.h"
+#include "sim/vendor_semantics.h"
+#include "traces/trace_reader.h"
+
+namespace umsim::sim {
+
+class FutureOracle;
+class EventSeries;
+
+// A trace that is semantically impossible for the configured machine (device
+// allocation larger than GPU memory, access beyond an allocation, ...).
+// what() names the trace position.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A broken internal invariant (a bug in the model or a policy).
+class InvariantViolation : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+struct EngineOptions {
+  HardwareProfile profile;
+  Bytes gpu_memory = 0;  // 0: the profile's value
+  VendorSemantics vendor;
+  bool check_invariants = false;
+  std::string trace_name;  // Result::trace
+  // Re-opens the trace (needed only when the eviction policy needs_future()).
+  std::function<std::unique_ptr<trace::TraceReader>()> reopen;
+  // Called every few hundred thousand events with the number read so far.
+  std::function<void(std::uint64_t events)> progress;
+  // CSV event series (kernels and phases with their counters); null for none.
+  std::ostream* events_csv = nullptr;
+  // Extra resolved configuration (e.g. policy specs) copied into Result::config.
+  nlohmann::ordered_json extra_config;
+};
+
+struct EnginePolicies {
+  std::unique_ptr<PrefetchPolicy> prefetch;    // null: no prefetch
+  std::unique_ptr<EvictionPolicy> eviction;    // null: FIFO by allocation
+  std::unique_ptr<MigrationPolicy> migration;  // null: the driver's default
+  std::unique_ptr<ThrashingPolicy> thrashing;  // null: no detection
+  nlohmann::ordered_json resolved;             // {"prefetch": {...}, ...} for Result::config
+};
+
+class Engine {
+ public:
+  Engine(EngineOptions options, EnginePolicies policies);
+  ~Engine();
+
+  // Replays the whole trace. Throws trace::TraceError (malformed input),
+  // SimulationError (impossible trace) or InvariantViolation.
+  Result run(trace::TraceReader& reader);
+
+  // Checks every invariant now (tests call it; run() does after each
+  // non-access event when check_invariants is set).
+  void check_invariants() const;
+
+  // Inspection for tests.
+  const Allocation* allocation(std::string_view name) const;
+  std::uint32_t chunks_in_use(int gpu) const { return gpus_[static_cast<std::size_t>(gpu)].memory.allocated(); }
+  std::uint32_t chunk_capacity(int gpu) const { return gpus_[static_cast<std::size_t>(gpu)].memory.capacity(); }
+  Bytes chunk_bytes() const { return chunk_bytes_; }
+
+ private:
+  struct GpuState {
+    explicit GpuState(std::uint32_t chunks, const HardwareProfile& p)
+        : memory(chunks), h2d(p.copy_engines_h2d), d2h(p.copy_engines_d2h), peer_in(p.copy_engines_peer) {}
+    GpuMemory memory;
+    CopyEngines h2d, d2h, peer_in;  // copies into / out of this GPU
+    Nanos fault_engine_free = 0;    // the GPU's fault servicing is serial
+  };
+  struct KernelState {
+    bool open = false;
+    std::string name;
+    int gpu = 0;
+    trace::StreamId stream = 0;
+    Nanos start = 0;
+    Nanos now = 0;        // kernel-local time: start + stalls so far
+    Nanos compute = 0;
+    Bytes remote_host_bytes = 0;
+    Bytes remote_peer_bytes = 0;
+  };
+  struct FaultEntry {
+    std::uint64_t key;  // alloc << 40 | page
+  };
+  struct Scope {
+    ScopeResult result;
+    bool any = false;
+  };
+  // A pending copy operation: contiguous runs from one source to one destination.
+  struct CopyBatch {
+    Processor from, to;
+    Nanos busy_first = 0;   // sum over runs of bytes / bandwidth(run) on the first (or only) link
+    Nanos busy_second = 0;  // staged peer copies (through the host): the host-to-GPU leg
+    Bytes bytes = 0;
+  };
+
+  // engine.cc: dispatch, time, scopes, results
+  void dispatch(const trace::Event& e);
+  void on_alloc(const trace::Event& e);
+  void on_free(const trace::Event& e);
+  void on_kernel_begin(const trace::Event& e);
+  void on_kernel_end();
+  void on_sync(const trace::Event& e);
+  void on_event_record(const trace::Event& e);
+  void on_event_wait(const trace::Event& e);
+  void on_phase(const trace::Event& e);
+  void close_phase();
+  Nanos all_streams_done() const;
+  Nanos& stream_ready(trace::StreamId s);
+  AllocSlot slot_of(trace::NameId name) const;
+  Allocation& checked_alloc(const trace::Event& e, const char* what);
+  void check_range(const Allocation& a, const trace::Event& e) const;
+  int checked_gpu(Processor p, const char* what) const;
+  Counters& counters() { return kernel_.open ? kernel_counters_ : phase_.result.counters; }
+  nlohmann::ordered_json resolved_config() const;
+
+  // gpu_access.cc: the hot path and the fault buffer
+  void gpu_access(const trace::Event& e);
+  void gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
+  void remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
+  void chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page);
+
+  // fault_service.cc: batches, VA-block servicing, decisions
+  void service_fault_batch();
+  void service_block(AllocSlot slot, std::uint64_t block, const FaultEntry* begin, const FaultEntry* end);
+  MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
+  MigrationDecision decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
+                           trace::AccessType type, const BlockState& bs, Nanos now);
+  void add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor dest, const PageMask& faulted,
+                           PageMask& migrate, PageMask& duplicate, Nanos now);
+  void notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
+                        Processor to, MigrationCause cause, Processor requester, Nanos& now);
+  bool accessible(Processor requester, Processor location) const;
+
+  // migration.cc: moving pages, chunks, eviction
+  // Makes `pages` of the block resident at `dest` (sole copy unless `duplicate`),
+  // populating unpopulated pages there; returns when the copies complete.
+  Nanos move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest, bool duplicate,
+                   Nanos ready, Bytes* transferred = nullptr);
+  void add_copy(std::vector<CopyBatch>& batches, Processor from, Processor to, Bytes run_bytes);
+  Nanos issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* transferred);
+  void drop_copy(Allocation& a, std::uint64_t page, Processor p);
+  ProcessorMask mappings_for(const Allocation& a, const PageState& st) const;
+  std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now);
+  void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
+  void release_chunk(int gpu, std::uint32_t slot);
+  void clear_busy_chunks();
+
+  // hints.cc: prefetch and advice
+  void on_prefetch(const trace::Event& e);
+  void on_advise(const trace::Event& e);
+
+  // cpu_access.cc
+  void cpu_access(const trace::Event& e);
+  void cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, trace::AccessType type);
+
+  // invariant_checker.cc
+  void check_allocation(AllocSlot slot, const Allocation& a) const;
+
+  EngineOptions options_;
+  const HardwareProfile& profile_;
+  const VendorSemantics& vendor_;
+  EnginePolicies policies_;
+  PrefetchPolicy* prefetch_ = nullptr;
+  EvictionPolicy* eviction_ = nullptr;
+  MigrationPolicy* migration_ = nullptr;
+  ThrashingPolicy* thrashing_ = nullptr;
+  bool eviction_access_callbacks_ = false;
+  bool remote_access_callbacks_ = false;
+  std::unique_ptr<FutureOracle> oracle_;
+  std::unique_ptr<EventSeries> series_;
+
+  Bytes gpu_memory_ = 0;
+  Bytes chunk_bytes_ = kBlockSize;
+  std::uint32_t pages_per_chunk_ = kPagesPerBlock;
+  std::uint32_t chunk_shift_ = 9;  // log2(pages_per_chunk_)
+  std::uint32_t batch_limit_ = 256;
+  std::vector<GpuState> gpus_;
+
+  std::vector<Allocation> allocs_;
+  std::vector<AllocSlot> slot_of_name_;  // by NameId; kNoSlot when not allocated
+  std::vector<Nanos> stream_ready_;
+  std::vector<Nanos> event_time_;        // by NameId; recorded completion times
+  const trace::NameTable* names_ = nullptr;
+
+  Nanos host_now_ = 0;
+  Nanos latest_ready_ = 0;  // max BlockState::ready_at: hits need no check once passed
+  std::uint64_t access_seq_ = 0;
+
+  KernelState kernel_;
+  ProcessorMask kernel_bit_ = 0;
+  Counters kernel_counters_;
+  std::vector<FaultEntry> fault_buffer_;  // unique pages, in arrival order
+  std::uint32_t fault_entries_ = 0;       // entries including duplicates
+  std::vector<CopyBatch> copy_batches_;   // scratch of move_pages
+  std::vector<CopyBatch> evict_batches_;  // scratch of evict_chunk
+  std::vector<std::pair<int, std::uint32_t>> busy_chunks_;  // chunks filled by the current operation
+
+  Scope phase_;
+  Result result_;
+};
+
+}  // namespace umsim::sim

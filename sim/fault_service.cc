@@ -1,0 +1,283 @@
+// GPU fault servicing, as the NVIDIA driver does it: a batch of fault-buffer
+// entries is sorted, coalesced per page and serviced one VA block at a time;
+// per block the destination is decided (hint-aware driver default, then the
+// migration policy), the prefetch policy adds pages, pages move, and the
+// thrashing policy sees the migration. The kernel stalls meanwhile.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+
+namespace umsim::sim {
+
+using trace::AccessType;
+
+namespace {
+constexpr std::uint64_t kPageKeyMask = (std::uint64_t{1} << 40) - 1;
+
+PageMask first_pages(std::uint32_t n) {
+  PageMask m;
+  m.set();
+  return n >= kPagesPerBlock ? m : (m >> (kPagesPerBlock - n));
+}
+}  // namespace
+
+bool Engine::accessible(Processor requester, Processor location) const {
+  if (requester == location) return true;
+  if (requester.is_gpu()) return location.is_cpu() || profile_.peer_access;
+  return false;  // x86 CPUs cannot map GPU memory
+}
+
+void Engine::service_fault_batch() {
+  if (fault_entries_ == 0) return;
+  GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
+  kernel_.now = std::max(kernel_.now, gpu.fault_engine_free) + profile_.fault_batch_ns;
+  ++kernel_counters_.fault_batches;
+  auto by_key = [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; };
+  if (!std::is_sorted(fault_buffer_.begin(), fault_buffer_.end(), by_key))
+    std::sort(fault_buffer_.begin(), fault_buffer_.end(), by_key);
+  const FaultEntry* it = fault_buffer_.data();
+  const FaultEntry* const end = it + fault_buffer_.size();
+  while (it != end) {
+    const std::uint64_t group = it->key >> 9;  // (alloc, block)
+    const FaultEntry* next = it;
+    while (next != end && (next->key >> 9) == group) ++next;
+    service_block(static_cast<AllocSlot>(it->key >> 40), (it->key & kPageKeyMask) / kPagesPerBlock, it, next);
+    it = next;
+  }
+  gpu.fault_engine_free = kernel_.now;
+  fault_buffer_.clear();
+  fault_entries_ = 0;
+}
+
+MigrationDecision Engine::driver_default(const PageState& st, Processor requester, AccessType type) const {
+  const bool write = type != AccessType::kRead;
+  const Processor preferred = st.preferred >= 0 ? Processor{st.preferred} : Processor::none();
+  if (st.copies == 0) {  // first touch: at the preferred location if the requester can map it there
+    if (!preferred.is_none() && preferred != requester && accessible(requester, preferred))
+      return {Placement::kMapRemote, preferred};
+    return {Placement::kMigrate, requester};
+  }
+  if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates)  // overrides the other hints
+    return write ? MigrationDecision{Placement::kMigrate, requester} : MigrationDecision{Placement::kDuplicate, requester};
+  if (!preferred.is_none()) {
+    if (preferred == requester) return {Placement::kMigrate, requester};
+    if (accessible(requester, preferred)) return {Placement::kMapRemote, preferred};
+    return {Placement::kMigrate, requester};
+  }
+  if ((st.accessed_by & processor_bit(requester)) && vendor_.accessed_by_maps_in_place) {
+    const Processor owner = first_processor(st.copies);
+    if (accessible(requester, owner)) return {Placement::kMapRemote, owner};
+  }
+  return {Placement::kMigrate, requester};
+}
+
+MigrationDecision Engine::decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
+                                 AccessType type, const BlockState& bs, Nanos now) {
+  MigrationDecision d = driver_default(st, requester, type);
+  // Thrashing responses in force override the default.
+  if ((st.flags & kPinned) && bs.pin_until > now && bs.pin_to >= 0 && bs.pin_to != requester.code &&
+      st.copies != 0 && accessible(requester, Processor{bs.pin_to}))
+    d = {Placement::kMapRemote, Processor{bs.pin_to}};
+  else if (bs.map_remote_until > now && (bs.map_remote_mask & processor_bit(requester)) && st.copies != 0 &&
+           !(st.copies & processor_bit(requester)) && accessible(requester, first_processor(st.copies)))
+    d = {Placement::kMapRemote, first_processor(st.copies)};
+  if (migration_) {
+    const FaultContext ctx{requester,   type,
+                           slot,        page,
+                           st.copies,   (st.flags & kReadMostly) != 0,
+                           st.preferred >= 0 ? Processor{st.preferred} : Processor::none(),
+                           st.accessed_by, now};
+    d = migration_->decide(ctx, d);
+    if (d.destination.is_none() || d.destination.code > profile_.gpus)
+      throw SimulationError(fmt::format("the migration policy chose destination {}, which does not exist",
+                                        trace::to_string(d.destination)));
+  }
+  return d;
+}
+
+void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor dest, const PageMask& faulted,
+                                 PageMask& migrate, PageMask& duplicate, Nanos now) {
+  Allocation& a = allocs_[slot];
+  const BlockState& bs = a.blocks[block];
+  const std::uint64_t base = block * kPagesPerBlock;
+  const ProcessorMask dbit = processor_bit(dest);
+  PrefetchRequest req;
+  req.alloc = slot;
+  req.block = block;
+  req.pages_in_block = a.pages_in_block(block);
+  req.destination = dest;
+  req.faulted = faulted;
+  for (std::uint32_t i = 0; i < req.pages_in_block; ++i) {
+    const PageState& st = a.pages[base + i];
+    if (st.copies & dbit) req.resident_on_destination.set(i);
+    if (st.copies) req.resident_anywhere.set(i);
+    if ((st.flags & kPinned) && bs.pin_until > now && bs.pin_to != dest.code) req.excluded.set(i);
+    if (dest.is_cpu() && (st.mapped & kCpuBit)) req.excluded.set(i);
+  }
+  if (thrashing_) {
+    thrashing_->thrashing_pages(slot, block, now, req.thrashing);
+    req.excluded |= req.thrashing;
+  }
+  const std::size_t first = faulted._Find_first();
+  const std::int8_t preferred = first < kPagesPerBlock ? a.pages[base + first].preferred : -1;
+  req.preferred_location_elsewhere = preferred >= 0 && preferred != dest.code;
+  req.destination_is_preferred = preferred == dest.code;
+  req.fault_migrations_to_destination = bs.fault_migrations;
+  req.now = now;
+  PageMask out;
+  prefetch_->prefetch(req, out);
+  out &= ~req.excluded & ~faulted & ~req.resident_on_destination & first_pages(req.pages_in_block);
+  for (std::size_t i = out._Find_first(); i < kPagesPerBlock; i = out._Find_next(i)) {
+    const PageState& st = a.pages[base + i];
+    if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) duplicate.set(i);
+    else migrate.set(i);
+  }
+}
+
+void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
+                              Processor to, MigrationCause cause, Processor requester, Nanos& now) {
+  if (!thrashing_ || pages.none()) return;
+  Allocation& a = allocs_[slot];
+  BlockState& bs = a.blocks[block];
+  const std::uint64_t base = block * kPagesPerBlock;
+  const std::size_t first = pages._Find_first();
+  MigrationNotice n;
+  n.alloc = slot;
+  n.block = block;
+  n.pages = pages;
+  n.from = from;
+  n.to = to;
+  n.cause = cause;
+  n.preferred = a.pages[base + first].preferred >= 0 ? Processor{a.pages[base + first].preferred} : Processor::none();
+  n.now = now;
+  const ThrashingResponse r = thrashing_->on_migration(n);
+  Counters& c = counters();
+  c.thrashing_events += r.thrashing.count();
+  switch (r.action) {
+    case ThrashingAction::kNone:
+      break;
+    case ThrashingAction::kThrottle:
+      bs.throttle_until = std::max(bs.throttle_until, now + r.throttle_ns);
+      ++c.throttles;
+      break;
+    case ThrashingAction::kPin:
+      if (r.pin_to.is_none() || r.pin_to.code > profile_.gpus)
+        throw SimulationError("the thrashing policy pinned pages to a processor that does not exist");
+      for (std::size_t i = r.thrashing._Find_first(); i < kPagesPerBlock; i = r.thrashing._Find_next(i))
+        if (base + i < a.page_count) a.pages[base + i].flags |= kPinned;
+      bs.pin_to = r.pin_to.code;
+      bs.pin_until = r.until;
+      break;
+    case ThrashingAction::kMapRemote:
+      bs.map_remote_until = r.until;
+      bs.map_remote_mask |= processor_bit(requester);
+      break;
+  }
+}
+
+void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry* begin, const FaultEntry* end) {
+  Allocation& a = allocs_[slot];
+  BlockState& bs = a.blocks[block];
+  const std::uint64_t base = block * kPagesPerBlock;
+  const Processor requester = Processor::gpu(kernel_.gpu);
+  const ProcessorMask rbit = processor_bit(requester);
+  Nanos& now = kernel_.now;
+  if (bs.throttle_until > now) now = bs.throttle_until;  // thrashing throttle holds the faults back
+  const auto unique = static_cast<std::uint64_t>(end - begin);
+  now += profile_.fault_va_block_ns + profile_.fault_page_ns * unique;
+  kernel_counters_.gpu_fault_pages += unique;
+
+  PageMask migrate, duplicate, remote;
+  // Pages placed elsewhere and mapped remotely by the requester, by destination code.
+  PageMask elsewhere[kMaxGpus + 1];
+  ProcessorMask elsewhere_used = 0;
+  for (const FaultEntry* f = begin; f != end; ++f) {
+    const std::uint64_t page = f->key & kPageKeyMask;
+    const std::uint32_t i = static_cast<std::uint32_t>(page - base);
+    PageState& st = a.pages[page];
+    const AccessType type = (st.flags & kFaultWrite) ? AccessType::kWrite : AccessType::kRead;
+    st.flags &= static_cast<std::uint8_t>(~(kInFaultBuffer | kFaultWrite));
+    if ((st.flags & kPinned) && bs.pin_until <= now) st.flags &= static_cast<std::uint8_t>(~kPinned);
+    const MigrationDecision d = decide(slot, page, st, requester, type, bs, now);
+    switch (d.placement) {
+      case Placement::kDuplicate:
+        if (d.destination == requester && st.copies) {
+          duplicate.set(i);
+          break;
+        }
+        [[fallthrough]];
+      case Placement::kMigrate:
+        if (d.destination == requester) {
+          migrate.set(i);
+          break;
+        }
+        [[fallthrough]];
+      case Placement::kMapRemote:
+        if (d.destination == requester || !accessible(requester, d.destination)) {
+          migrate.set(i);
+          break;
+        }
+        elsewhere[d.destination.code].set(i);
+        elsewhere_used |= processor_bit(d.destination);
+        remote.set(i);
+        break;
+    }
+  }
+  const PageMask faulted_moving = migrate | duplicate;
+
+  // AMD SVM migrates the whole window around a faulting page.
+  if (vendor_.gpu_fault_window_pages > 1 && migrate.any()) {
+    const std::uint32_t n = a.pages_in_block(block);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const PageState& st = a.pages[base + i];
+      if (!(st.copies & rbit) && !remote.test(i) && (st.preferred < 0 || st.preferred == requester.code) &&
+          !(st.accessed_by & rbit))
+        migrate.set(i);
+    }
+  }
+  // The prefetch policy runs only when every faulted page goes to one processor.
+  PageMask policy_pages;
+  if (faulted_moving.any()) {
+    const auto moved = static_cast<std::uint32_t>(faulted_moving.count());
+    if (bs.last_destination == requester.code) bs.fault_migrations += moved;
+    else bs.fault_migrations = moved, bs.last_destination = requester.code;
+    if (prefetch_ && elsewhere_used == 0) {
+      const PageMask before = migrate | duplicate;
+      add_policy_prefetch(slot, block, requester, faulted_moving, migrate, duplicate, now);
+      policy_pages = (migrate | duplicate) & ~before;
+    }
+  }
+  Processor from = Processor::none();
+  for (std::size_t i = faulted_moving._Find_first(); i < kPagesPerBlock; i = faulted_moving._Find_next(i))
+    if (a.pages[base + i].copies) {
+      from = first_processor(a.pages[base + i].copies);
+      break;
+    }
+
+  Bytes prefetched = 0;
+  if (policy_pages.any()) {
+    for (std::size_t i = policy_pages._Find_first(); i < kPagesPerBlock; i = policy_pages._Find_next(i))
+      if (a.pages[base + i].copies && !(a.pages[base + i].copies & rbit)) prefetched += kPageSize;
+  }
+  if (migrate.any()) now = move_pages(slot, block, migrate, requester, false, now);
+  if (duplicate.any()) now = move_pages(slot, block, duplicate, requester, true, now);
+  for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {
+    const Processor dest = first_processor(m);
+    now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);
+  }
+  // The replayed accesses to remotely placed pages go over the new mappings.
+  for (std::size_t i = remote._Find_first(); i < kPagesPerBlock; i = remote._Find_next(i)) {
+    PageState& st = a.pages[base + i];
+    st.mapped |= rbit;
+    ++kernel_counters_.remote_accesses;
+    if (st.copies & kCpuBit) kernel_.remote_host_bytes += kPageSize;
+    else kernel_.remote_peer_bytes += kPageSize;
+  }
+  kernel_counters_.bytes_prefetched += prefetched;
+  notify_thrashing(slot, block, faulted_moving, from, requester, MigrationCause::kFault, requester, now);
+  notify_thrashing(slot, block, policy_pages, from, requester, MigrationCause::kPrefetchPolicy, requester, now);
+}
+
+}  // namespace umsim::sim

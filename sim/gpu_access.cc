@@ -1,0 +1,129 @@
+// The GPU access hot path: a page-resident hit is one load, a bit test and a
+// counter update; everything else (remote mappings, faults) leaves the loop.
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+
+namespace umsim::sim {
+
+using trace::AccessType;
+using trace::Event;
+
+void Engine::gpu_access(const Event& e) {
+  if (!kernel_.open) throw SimulationError("GPU access outside a kernel");
+  const AllocSlot slot = slot_of(e.name);
+  if (slot == kNoSlot) [[unlikely]]
+    throw SimulationError(fmt::format("GPU access to '{}', which is not allocated", names_->name(e.name)));
+  Allocation& a = allocs_[slot];
+  if (e.offset > a.size || e.length > a.size - e.offset || e.length == 0) [[unlikely]] {
+    if (e.length == 0) return;
+    check_range(a, e);
+  }
+  const AccessType type = e.access();
+  const bool write = type != AccessType::kRead;
+  const ProcessorMask bit = kernel_bit_;
+  const std::uint8_t dirty = write ? kDirty : 0;
+  PageState* const pages = a.pages.data();
+  const std::uint64_t count = e.count ? e.count : 1;
+
+  // Extra work on hits only while a migration is still in flight or the
+  // eviction policy asked for access callbacks.
+  auto hit_extra = [&](std::uint64_t p) {
+    const Nanos ready = a.blocks[p / kPagesPerBlock].ready_at;
+    if (ready > kernel_.now) kernel_.now = ready;  // wait for in-flight data
+    if (eviction_access_callbacks_) chunk_accessed(slot, a, p);
+  };
+  auto visit = [&](std::uint64_t p) {
+    ++access_seq_;
+    PageState& st = pages[p];
+    const ProcessorMask cp = st.copies;
+    if ((cp & bit) && (!write || cp == bit)) [[likely]] {
+      ++st.accesses;
+      st.flags |= dirty;
+      if (latest_ready_ > kernel_.now || eviction_access_callbacks_) [[unlikely]]
+        hit_extra(p);
+    } else {
+      gpu_access_slow(a, slot, p, type);
+    }
+  };
+
+  if (e.stride <= kPageSize) {
+    const std::uint64_t first = e.offset / kPageSize;
+    const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
+    kernel_counters_.accesses += (last - first + 1) * count;
+    for (std::uint64_t pass = 0; pass < count; ++pass)
+      for (std::uint64_t p = first; p <= last; ++p) visit(p);
+  } else {
+    const Bytes end = e.offset + e.length;
+    kernel_counters_.accesses += ((e.length + e.stride - 1) / e.stride) * count;
+    for (std::uint64_t pass = 0; pass < count; ++pass)
+      for (Bytes addr = e.offset; addr < end; addr += e.stride) visit(addr / kPageSize);
+  }
+}
+
+void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, AccessType type) {
+  PageState& st = a.pages[page];
+  const ProcessorMask bit = kernel_bit_;
+  const bool write = type != AccessType::kRead;
+  ++st.accesses;
+  // A remote mapping serves the access, unless it writes a read-duplicated page.
+  if ((st.mapped & bit) && !(st.copies & bit) && !(write && popcount16(st.copies) > 1)) {
+    remote_access(a, slot, page, type);
+    return;
+  }
+  if (!a.managed())
+    throw SimulationError(fmt::format("gpu{} accesses {} allocation '{}' which it cannot map (no peer access)",
+                                      kernel_.gpu, trace::to_string(a.kind), a.name));
+  ++kernel_counters_.gpu_faults;
+  if (st.flags & kInFaultBuffer) {
+    if (write) st.flags |= kFaultWrite;  // duplicate entry: coalesced, access type upgraded
+  } else {
+    st.flags |= static_cast<std::uint8_t>(kInFaultBuffer | (write ? kFaultWrite : 0));
+    fault_buffer_.push_back({(std::uint64_t{slot} << 40) | page});
+  }
+  if (++fault_entries_ >= batch_limit_) service_fault_batch();
+}
+
+void Engine::remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, AccessType type) {
+  PageState& st = a.pages[page];
+  ++kernel_counters_.remote_accesses;
+  if (st.copies & kCpuBit) kernel_.remote_host_bytes += kPageSize;
+  else kernel_.remote_peer_bytes += kPageSize;
+  if (type != AccessType::kRead) st.flags |= kDirty;
+  if (!remote_access_callbacks_ || !a.managed()) return;
+  std::uint64_t first = page, n = 1;
+  const Processor requester = Processor::gpu(kernel_.gpu);
+  if (!migration_->on_remote_access(RemoteAccess{requester, slot, page, type, kernel_.now}, first, n)) return;
+  if (first > page || first >= a.page_count) first = page;
+  n = std::min(n, a.page_count - first);
+  // Access-counter-driven migration of the region to the requester.
+  for (std::uint64_t p = first; p < first + n;) {
+    const std::uint64_t block = p / kPagesPerBlock;
+    const std::uint64_t block_end = std::min(first + n, (block + 1) * kPagesPerBlock);
+    PageMask mask;
+    Processor from = Processor::none();
+    for (std::uint64_t q = p; q < block_end; ++q) {
+      const PageState& s = a.pages[q];
+      if (s.copies == 0 || (s.copies & kernel_bit_)) continue;
+      if (from.is_none()) from = first_processor(s.copies);
+      mask.set(q - block * kPagesPerBlock);
+    }
+    if (mask.any()) {
+      Nanos t = std::max(kernel_.now, gpus_[static_cast<std::size_t>(kernel_.gpu)].fault_engine_free);
+      t = move_pages(slot, block, mask, requester, false, t);
+      kernel_.now = t;
+      notify_thrashing(slot, block, mask, from, requester, MigrationCause::kAccessCounter, requester, kernel_.now);
+    }
+    p = block_end;
+  }
+}
+
+void Engine::chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page) {
+  if (!a.managed()) return;
+  const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(kernel_.gpu)][page >> chunk_shift_];
+  if (s == kNoSlot) return;
+  const ChunkInfo info{kernel_.gpu, s, slot, (page >> chunk_shift_) << chunk_shift_};
+  eviction_->on_chunk_accessed(info, access_seq_, kernel_.now);
+}
+
+}  // namespace umsim::sim

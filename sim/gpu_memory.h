@@ -1,0 +1,54 @@
+// Physical memory of one GPU, in chunks of the eviction policy's granularity
+// (2 MiB root chunks by default). Chunk records are created lazily (a deque,
+// so intrusive links stay valid) and released chunks go on a Boost.Intrusive
+// free list: no allocation per list operation.
+#pragma once
+
+#include <deque>
+
+#include <boost/intrusive/list.hpp>
+
+#include "sim/types.h"
+
+namespace umsim::sim {
+
+struct PhysicalChunk
+    : boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::normal_link>> {
+  std::uint32_t slot = 0;        // its own index
+  AllocSlot alloc = 0;
+  std::uint64_t first_page = 0;  // first page (within alloc) the chunk backs
+  std::uint32_t resident = 0;    // pages of the chunk with a copy on this GPU
+  bool allocated = false;
+  bool pinned = false;           // device allocations: never evicted
+  bool busy = false;             // being filled by the current operation
+};
+
+class GpuMemory {
+ public:
+  explicit GpuMemory(std::uint32_t capacity_chunks) : capacity_(capacity_chunks) {}
+  GpuMemory(const GpuMemory&) = delete;
+  GpuMemory& operator=(const GpuMemory&) = delete;
+  GpuMemory(GpuMemory&&) = default;
+
+  std::uint32_t capacity() const { return capacity_; }
+  std::uint32_t allocated() const { return allocated_; }
+  std::uint32_t pinned() const { return pinned_; }
+  bool has_free() const { return allocated_ < capacity_; }
+
+  // Takes a free slot (has_free() must hold) for (alloc, first_page).
+  std::uint32_t take(AllocSlot alloc, std::uint64_t first_page, bool pinned);
+  void release(std::uint32_t slot);
+
+  PhysicalChunk& chunk(std::uint32_t slot) { return chunks_[slot]; }
+  const PhysicalChunk& chunk(std::uint32_t slot) const { return chunks_[slot]; }
+  std::uint32_t slots_created() const { return static_cast<std::uint32_t>(chunks_.size()); }
+
+ private:
+  std::uint32_t capacity_;
+  std::uint32_t allocated_ = 0;
+  std::uint32_t pinned_ = 0;
+  std::deque<PhysicalChunk> chunks_;
+  boost::intrusive::list<PhysicalChunk> free_;
+};
+
+}  // namespace umsim::sim

@@ -1,0 +1,103 @@
+// Explicit prefetch (asynchronous, on a stream) and memory advice.
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+
+namespace umsim::sim {
+
+using trace::Advice;
+using trace::Event;
+
+void Engine::on_prefetch(const Event& e) {
+  Allocation& a = checked_alloc(e, "prefetch");
+  const AllocSlot slot = slot_of(e.name);
+  check_range(a, e);
+  const Processor dest = e.processor;
+  if (dest.is_none()) throw SimulationError("prefetch without a destination");
+  if (dest.is_gpu()) checked_gpu(dest, "prefetch");
+  Nanos& stream_done = stream_ready(e.stream);
+  if (!a.managed() || e.length == 0) return;  // only managed memory migrates
+  const ProcessorMask dbit = processor_bit(dest);
+  Nanos t = std::max(host_now_, stream_done);
+  Nanos done = t;
+  Bytes moved = 0;
+  const std::uint64_t first = e.offset / kPageSize;
+  const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
+  for (std::uint64_t block = first / kPagesPerBlock; block <= last / kPagesPerBlock; ++block) {
+    const std::uint64_t base = block * kPagesPerBlock;
+    const std::uint64_t lo = std::max(first, base);
+    const std::uint64_t hi = std::min(last + 1, base + kPagesPerBlock);
+    PageMask migrate, duplicate;
+    for (std::uint64_t p = lo; p < hi; ++p) {
+      const PageState& st = a.pages[p];
+      if (st.copies & dbit) continue;
+      if (!st.copies && !vendor_.prefetch_whole_range) continue;
+      if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) duplicate.set(p - base);
+      else migrate.set(p - base);
+    }
+    if (migrate.none() && duplicate.none()) continue;
+    t += profile_.prefetch_va_block_ns;  // driver work; the copies queue on the copy engines
+    Nanos end = t;
+    if (migrate.any()) end = std::max(end, move_pages(slot, block, migrate, dest, false, t, &moved));
+    if (duplicate.any()) end = std::max(end, move_pages(slot, block, duplicate, dest, true, t, &moved));
+    BlockState& bs = a.blocks[block];
+    bs.ready_at = std::max(bs.ready_at, end);
+    latest_ready_ = std::max(latest_ready_, end);
+    done = std::max(done, end);
+  }
+  counters().bytes_prefetched += moved;
+  stream_done = done;
+}
+
+void Engine::on_advise(const Event& e) {
+  Allocation& a = checked_alloc(e, "advise");
+  check_range(a, e);
+  const Advice advice = e.advice();
+  const bool takes_target = advice == Advice::kSetPreferredLocation || advice == Advice::kSetAccessedBy ||
+                            advice == Advice::kUnsetAccessedBy;
+  if (takes_target) {
+    if (e.processor.is_none()) throw SimulationError(fmt::format("advise {} needs a processor", trace::to_string(advice)));
+    if (e.processor.is_gpu()) checked_gpu(e.processor, "advise");
+  }
+  if (!a.managed() || e.length == 0) return;  // advice applies to managed memory only
+  const std::uint64_t first = e.offset / kPageSize;
+  const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
+  const ProcessorMask tbit = takes_target ? processor_bit(e.processor) : 0;
+  for (std::uint64_t p = first; p <= last; ++p) {
+    PageState& st = a.pages[p];
+    const ProcessorMask prior_remote = static_cast<ProcessorMask>(st.mapped & ~st.copies);
+    switch (advice) {
+      case Advice::kSetReadMostly:
+        st.flags |= kReadMostly;
+        break;
+      case Advice::kUnsetReadMostly:
+        st.flags &= static_cast<std::uint8_t>(~kReadMostly);
+        if (popcount16(st.copies) > 1) {  // collapse duplicates, keeping the preferred or the CPU copy
+          ProcessorMask keep = kCpuBit;
+          if (st.preferred >= 0 && (st.copies & (1u << st.preferred))) keep = static_cast<ProcessorMask>(1u << st.preferred);
+          else if (!(st.copies & kCpuBit)) keep = processor_bit(first_processor(st.copies));
+          for (ProcessorMask o = static_cast<ProcessorMask>(st.copies & ~keep); o; o &= static_cast<ProcessorMask>(o - 1))
+            drop_copy(a, p, first_processor(o));
+        }
+        break;
+      case Advice::kSetPreferredLocation:
+        st.preferred = static_cast<std::int8_t>(e.processor.code);
+        break;
+      case Advice::kUnsetPreferredLocation:
+        st.preferred = -1;
+        break;
+      case Advice::kSetAccessedBy:
+        st.accessed_by |= tbit;
+        break;
+      case Advice::kUnsetAccessedBy:
+        st.accessed_by &= static_cast<ProcessorMask>(~tbit);
+        break;
+    }
+    // Mappings follow the advice at once (AccessedBy maps resident pages eagerly).
+    const ProcessorMask kept =
+        advice == Advice::kUnsetAccessedBy ? static_cast<ProcessorMask>(prior_remote & ~tbit) : prior_remote;
+    st.mapped = st.copies ? static_cast<ProcessorMask>(mappings_for(a, st) | kept) : 0;
+  }
+}
+
+}  // namespace umsim::sim

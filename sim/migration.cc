@@ -1,0 +1,211 @@
+// The migration engine: moving pages between processors, GPU chunk
+// allocation, eviction with write-back, and copies on the links' copy engines.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+
+namespace umsim::sim {
+
+namespace {
+Nanos run_time(const LinkProfile& link, Bytes bytes) {
+  return static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / link.curve.gbps_at(bytes)));
+}
+}  // namespace
+
+ProcessorMask Engine::mappings_for(const Allocation& a, const PageState& st) const {
+  if (st.copies == 0) return 0;
+  ProcessorMask m = static_cast<ProcessorMask>(st.copies | a.always_mapped);
+  // AccessedBy processors map the page wherever it lives (if they can).
+  ProcessorMask ab = static_cast<ProcessorMask>(st.accessed_by & ~m);
+  if (ab && vendor_.accessed_by_maps_in_place) {
+    const Processor owner = first_processor(st.copies);
+    for (; ab; ab &= static_cast<ProcessorMask>(ab - 1)) {
+      const Processor q = first_processor(ab);
+      if (accessible(q, owner)) m |= processor_bit(q);
+    }
+  }
+  return m;
+}
+
+void Engine::add_copy(std::vector<CopyBatch>& batches, Processor from, Processor to, Bytes run_bytes) {
+  CopyBatch* b = nullptr;
+  for (auto& x : batches)
+    if (x.from == from && x.to == to) b = &x;
+  if (!b) b = &batches.emplace_back(CopyBatch{from, to});
+  b->bytes += run_bytes;
+  if (from.is_cpu()) {
+    b->busy_first += run_time(profile_.h2d, run_bytes);
+  } else if (to.is_cpu()) {
+    b->busy_first += run_time(profile_.d2h, run_bytes);
+  } else if (vendor_.peer_migration_through_host) {
+    b->busy_first += run_time(profile_.d2h, run_bytes);
+    b->busy_second += run_time(profile_.h2d, run_bytes);
+  } else {
+    b->busy_first += run_time(profile_.peer, run_bytes);
+  }
+}
+
+Nanos Engine::issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* transferred) {
+  Nanos done = ready;
+  Counters& c = counters();
+  for (const CopyBatch& b : batches) {
+    if (transferred) *transferred += b.bytes;
+    Nanos end;
+    if (b.from.is_cpu()) {
+      end = gpus_[static_cast<std::size_t>(b.to.gpu_index())].h2d.schedule(ready, profile_.h2d.latency_ns + b.busy_first);
+      c.bytes_h2d += b.bytes;
+    } else if (b.to.is_cpu()) {
+      end = gpus_[static_cast<std::size_t>(b.from.gpu_index())].d2h.schedule(ready, profile_.d2h.latency_ns + b.busy_first);
+      c.bytes_d2h += b.bytes;
+    } else if (vendor_.peer_migration_through_host) {
+      const Nanos staged =
+          gpus_[static_cast<std::size_t>(b.from.gpu_index())].d2h.schedule(ready, profile_.d2h.latency_ns + b.busy_first);
+      end = gpus_[static_cast<std::size_t>(b.to.gpu_index())].h2d.schedule(staged, profile_.h2d.latency_ns + b.busy_second);
+      c.bytes_d2h += b.bytes;
+      c.bytes_h2d += b.bytes;
+    } else {
+      end = gpus_[static_cast<std::size_t>(b.to.gpu_index())].peer_in.schedule(ready, profile_.peer.latency_ns + b.busy_first);
+      c.bytes_peer += b.bytes;
+    }
+    done = std::max(done, end);
+  }
+  batches.clear();
+  return done;
+}
+
+void Engine::release_chunk(int gpu, std::uint32_t s) {
+  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  PhysicalChunk& c = mem.chunk(s);
+  if (!c.pinned) eviction_->on_chunk_freed(ChunkInfo{gpu, s, c.alloc, c.first_page});
+  Allocation& a = allocs_[c.alloc];
+  if (!a.chunk_slot.empty()) a.chunk_slot[static_cast<std::size_t>(gpu)][c.first_page >> chunk_shift_] = kNoSlot;
+  mem.release(s);
+}
+
+void Engine::drop_copy(Allocation& a, std::uint64_t page, Processor p) {
+  PageState& st = a.pages[page];
+  st.copies &= static_cast<ProcessorMask>(~processor_bit(p));
+  if (!p.is_gpu()) return;
+  const int g = p.gpu_index();
+  const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(g)][page >> chunk_shift_];
+  PhysicalChunk& c = gpus_[static_cast<std::size_t>(g)].memory.chunk(s);
+  if (--c.resident == 0 && !c.busy) release_chunk(g, s);  // the driver frees emptied chunks
+}
+
+void Engine::clear_busy_chunks() {
+  for (const auto& [g, s] : busy_chunks_) {
+    PhysicalChunk& c = gpus_[static_cast<std::size_t>(g)].memory.chunk(s);
+    c.busy = false;
+    if (c.allocated && c.resident == 0 && !c.pinned) release_chunk(g, s);
+  }
+  busy_chunks_.clear();
+}
+
+std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now) {
+  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(gpu)][page >> chunk_shift_];
+  if (s != kNoSlot) {
+    PhysicalChunk& c = mem.chunk(s);
+    if (!c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
+    return s;
+  }
+  while (!mem.has_free()) {
+    const std::uint32_t victim = eviction_->choose_victim(gpu, now);
+    if (victim == kNoVictim || victim >= mem.slots_created() || !mem.chunk(victim).allocated ||
+        mem.chunk(victim).pinned || mem.chunk(victim).busy)
+      throw SimulationError(fmt::format(
+          "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
+          "and the eviction policy {} ",
+          gpu, mem.capacity(), chunk_bytes_, mem.pinned(), busy_chunks_.size(),
+          victim == kNoVictim ? std::string("found no victim") : fmt::format("chose slot {}, which is not evictable", victim)));
+    evict_chunk(gpu, victim, now);
+  }
+  const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;
+  s = mem.take(slot, first, /*pinned=*/false);
+  mem.chunk(s).busy = true;
+  busy_chunks_.emplace_back(gpu, s);
+  eviction_->on_chunk_allocated(ChunkInfo{gpu, s, slot, first}, now);
+  return s;
+}
+
+void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
+  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  PhysicalChunk& c = mem.chunk(victim);
+  Allocation& a = allocs_[c.alloc];
+  const Processor g = Processor::gpu(gpu);
+  const ProcessorMask gbit = processor_bit(g);
+  const std::uint64_t first = c.first_page;
+  const std::uint64_t last = std::min<std::uint64_t>(first + pages_per_chunk_, a.page_count);
+  // Sole copies are written back to the CPU, in contiguous runs; duplicates are dropped.
+  Bytes run = 0;
+  for (std::uint64_t p = first; p < last; ++p) {
+    PageState& st = a.pages[p];
+    const bool sole = st.copies == gbit;
+    if (sole) run += kPageSize;
+    if ((!sole || p + 1 == last) && run) add_copy(evict_batches_, g, Processor::cpu(), run), run = 0;
+    if (!(st.copies & gbit)) continue;
+    st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
+    st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
+    st.flags &= static_cast<std::uint8_t>(~kPinned);
+  }
+  Counters& cnt = counters();
+  Bytes written = 0;
+  now += profile_.eviction_chunk_ns;
+  now = issue_copies(evict_batches_, now, &written);
+  ++cnt.evictions;
+  cnt.bytes_evicted += written;
+  c.resident = 0;
+  release_chunk(gpu, victim);
+}
+
+Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest, bool duplicate,
+                         Nanos ready, Bytes* transferred) {
+  Allocation& a = allocs_[slot];
+  const std::uint64_t base = block * kPagesPerBlock;
+  const ProcessorMask dbit = processor_bit(dest);
+  Nanos t = ready;  // evictions to make room happen first, synchronously
+  Processor run_from = Processor::none();
+  std::uint64_t run_end = 0;
+  Bytes run = 0;
+  auto flush = [&] {
+    if (run) add_copy(copy_batches_, run_from, dest, run);
+    run = 0;
+  };
+  for (std::size_t i = pages._Find_first(); i < kPagesPerBlock; i = pages._Find_next(i)) {
+    const std::uint64_t page = base + i;
+    if (page >= a.page_count) break;
+    PageState& st = a.pages[page];
+    if (st.copies & dbit) {  // already there: collapse other copies unless duplicating
+      if (!duplicate)
+        for (ProcessorMask o = static_cast<ProcessorMask>(st.copies & ~dbit); o; o &= static_cast<ProcessorMask>(o - 1))
+          drop_copy(a, page, first_processor(o));
+      st.mapped = mappings_for(a, st);
+      continue;
+    }
+    std::uint32_t chunk = kNoSlot;
+    if (dest.is_gpu()) chunk = chunk_for(slot, a, dest.gpu_index(), page, t);
+    if (st.copies) {
+      // Source: the CPU copy if there is one, else the lowest GPU holding it.
+      const Processor from = (st.copies & kCpuBit) ? Processor::cpu() : first_processor(st.copies);
+      if (from != run_from || page != run_end) flush();
+      run_from = from;
+      run_end = page + 1;
+      run += kPageSize;
+      if (!duplicate)
+        for (ProcessorMask o = st.copies; o; o &= static_cast<ProcessorMask>(o - 1)) drop_copy(a, page, first_processor(o));
+    } else {
+      flush();  // first touch: populated (zero-filled) at the destination, nothing copied
+    }
+    st.copies |= dbit;
+    st.mapped = mappings_for(a, st);
+    if (chunk != kNoSlot) ++gpus_[static_cast<std::size_t>(dest.gpu_index())].memory.chunk(chunk).resident;
+  }
+  flush();
+  const Nanos done = issue_copies(copy_batches_, t, transferred);
+  clear_busy_chunks();
+  return done;
+}
+
+}  // namespace umsim::sim

@@ -1,0 +1,54 @@
+// Per-page metadata (12 bytes per 4 KiB page, well under the 32-byte budget),
+// kept in flat per-allocation arrays: the hot path is one load and a bit test.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/types.h"
+
+namespace umsim::sim {
+
+// Processor masks: bit 0 = CPU, bit 1 + g = GPU g (processor_bit()).
+using ProcessorMask = std::uint16_t;
+inline constexpr ProcessorMask kCpuBit = 1;
+
+enum PageFlag : std::uint8_t {
+  kDirty = 1 << 0,          // written since it last moved
+  kReadMostly = 1 << 1,     // ReadMostly advice
+  kInFaultBuffer = 1 << 2,  // a GPU fault on the page waits in the fault buffer
+  kFaultWrite = 1 << 3,     // ... and one of its entries writes (coalesced access type)
+  kPinned = 1 << 4,         // pinned by the thrashing policy (see BlockState::pin_*)
+};
+
+struct PageState {
+  ProcessorMask copies = 0;       // processors holding a valid copy (several only if read-mostly)
+  ProcessorMask mapped = 0;       // processors mapping it: copies (local) plus remote mappings
+  ProcessorMask accessed_by = 0;  // AccessedBy advice
+  std::int8_t preferred = -1;     // PreferredLocation advice (Processor code), -1 unset
+  std::uint8_t flags = 0;         // PageFlag bits
+  std::uint32_t accesses = 0;     // accesses replayed (statistics, wraps)
+};
+static_assert(sizeof(PageState) <= 32, "page metadata budget is 32 bytes");
+
+// Per 2 MiB VA block: timing and policy responses that apply to the block.
+struct BlockState {
+  Nanos ready_at = 0;            // data of an in-flight migration arrives
+  Nanos throttle_until = 0;      // thrashing throttle: faults wait until then
+  Nanos pin_until = 0;           // thrashing pin expiry
+  Nanos map_remote_until = 0;    // thrashing map-remote expiry
+  std::uint32_t fault_migrations = 0;  // consecutive faulted pages migrated to last_destination
+  std::int16_t last_destination = -1;
+  std::int16_t pin_to = -1;
+  ProcessorMask map_remote_mask = 0;   // processors that map remotely instead of migrating
+};
+
+inline constexpr std::uint32_t kNoSlot = 0xffffffffu;
+
+inline int popcount16(ProcessorMask m) { return __builtin_popcount(m); }
+
+// Lowest processor code in a non-empty mask.
+inline Processor first_processor(ProcessorMask m) {
+  return Processor{static_cast<std::int16_t>(__builtin_ctz(m))};
+}
+
+}  // namespace umsim::sim

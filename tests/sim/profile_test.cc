@@ -1,0 +1,140 @@
+// Hardware profile loading: the checked-in profile, and every kind of bad input.
+#include <gtest/gtest.h>
+
+#include "sim/profile.h"
+
+namespace umsim::sim {
+namespace {
+
+std::string good_profile() {
+  return R"(name = "t"
+description = "test"
+[gpu]
+count = 2
+memory = "16GiB"
+peer_access = true
+[copy_engines]
+h2d = 1
+d2h = 2
+peer = 1
+[link.host_to_gpu]
+latency = "1us"
+curve = "flat"
+peak_gbps = 25
+[link.gpu_to_host]
+latency = 500
+curve = "atan"
+peak_gbps = 20.0
+atan_b_per_kib = 0.07292
+[link.gpu_to_gpu]
+latency = "2us"
+curve = "points"
+points = [["4KiB", 2.0], ["64KiB", 10.0], ["2MiB", 40.0]]
+[faults]
+batch_size = 256
+concurrency = 128
+batch_cost = "30us"
+va_block_cost = "20us"
+page_cost = "200ns"
+[cpu]
+fault_cost = "20us"
+first_touch_cost = "600ns"
+page_access_cost = "300ns"
+[remote]
+gpu_to_host_gbps = 45.0
+gpu_to_gpu_gbps = 40.0
+[prefetch]
+va_block_cost = "10us"
+[eviction]
+chunk_cost = "20us"
+[host]
+pinned_copy_gbps = 55.0
+pageable_copy_gbps = 15.0
+)";
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_profile(text, "p.toml");
+  } catch (const ProfileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(Profile, ParsesEveryKey) {
+  const HardwareProfile p = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(p.gpus, 2);
+  EXPECT_EQ(p.gpu_memory, 16ull << 30);
+  EXPECT_EQ(p.copy_engines_d2h, 2);
+  EXPECT_EQ(p.h2d.latency_ns, 1000u);
+  EXPECT_EQ(p.d2h.latency_ns, 500u);
+  EXPECT_EQ(p.fault_concurrency, 128u);
+  EXPECT_EQ(p.fault_batch_ns, 30000u);
+  EXPECT_EQ(p.fault_page_ns, 200u);
+  EXPECT_EQ(p.cpu_first_touch_ns, 600u);
+  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 45.0);
+  // Flat: 4096 B at 25 GB/s = 163.84 -> 164 ns + 1000.
+  EXPECT_EQ(p.h2d.transfer_ns(4096), 1164u);
+  // UVMSmart's fitted curve: 2.2 GB/s at 4 KiB, 10.4 at 64 KiB for a = 12; here a = 20.
+  EXPECT_NEAR(p.d2h.curve.gbps_at(4096), 20.0 * 2 / M_PI * std::atan(0.07292 * 4), 1e-9);
+  // Points, interpolated in log2(size): 16 KiB is halfway between 4 and 64 KiB.
+  EXPECT_DOUBLE_EQ(p.peer.curve.gbps_at(16384), 6.0);
+  EXPECT_DOUBLE_EQ(p.peer.curve.gbps_at(1024), 2.0);
+  EXPECT_DOUBLE_EQ(p.peer.curve.gbps_at(1ull << 30), 40.0);
+}
+
+TEST(Profile, CheckedInH200Loads) {
+  const HardwareProfile p = load_profile_file("profiles/h200-pcie5.toml");
+  EXPECT_EQ(p.name, "h200-pcie5");
+  EXPECT_EQ(p.fault_batch_size, 256u);
+  EXPECT_GT(p.gpu_memory, 100ull << 30);
+  // Published: ~55 GB/s for large copies, a few GB/s for 4 KiB.
+  EXPECT_GT(p.h2d.curve.gbps_at(2 << 20), 54.0);
+  EXPECT_LT(p.h2d.curve.gbps_at(4096), 5.0);
+}
+
+TEST(Profile, UnknownKeyNamesItsLine) {
+  EXPECT_EQ(error_of(replace(good_profile(), "latency = \"1us\"", "latency = \"1us\"\nlatncy = 3")),
+            "p.toml:13: unknown key 'link.host_to_gpu.latncy'");
+  EXPECT_EQ(error_of("extra = 1\n" + good_profile()), "p.toml:1: unknown key 'extra'");
+}
+
+TEST(Profile, WrongTypesAndValues) {
+  EXPECT_EQ(error_of(replace(good_profile(), "batch_size = 256", "batch_size = \"256\"")),
+            "p.toml:25: 'faults.batch_size' must be an integer");
+  EXPECT_EQ(error_of(replace(good_profile(), "count = 2", "count = 0")),
+            "p.toml:4: 'gpu.count' = 0 is out of range [1, 15]");
+  EXPECT_EQ(error_of(replace(good_profile(), "memory = \"16GiB\"", "memory = \"16GB\"")).rfind("p.toml:5: 'gpu.memory': ", 0), 0u);
+  EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"", "page_cost = \"200 parsecs\"")).rfind("p.toml:29: 'faults.page_cost': ", 0), 0u);
+  EXPECT_EQ(error_of(replace(good_profile(), "peak_gbps = 25", "peak_gbps = -25")),
+            "p.toml:14: 'link.host_to_gpu.peak_gbps' must be positive and finite");
+  EXPECT_EQ(error_of(replace(good_profile(), "curve = \"flat\"", "curve = \"cubic\"")),
+            "p.toml:13: 'link.host_to_gpu.curve' must be \"flat\", \"atan\" or \"points\", not \"cubic\"");
+  EXPECT_EQ(error_of(replace(good_profile(), "[\"64KiB\", 10.0], ", "[\"1KiB\", 10.0], ")),
+            "p.toml:23: 'link.gpu_to_gpu.points' sizes must be strictly ascending");
+  EXPECT_EQ(error_of(replace(good_profile(), "peer_access = true", "peer_access = 1")),
+            "p.toml:6: 'gpu.peer_access' must be true or false");
+}
+
+TEST(Profile, MissingKeysAndSyntaxErrors) {
+  EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"\n", "")),
+            "p.toml:24: missing key 'faults.page_cost'");
+  EXPECT_EQ(error_of(replace(good_profile(), "[eviction]\nchunk_cost = \"20us\"\n", "")),
+            "p.toml: missing key 'eviction'");
+  EXPECT_EQ(error_of("name = \n").substr(0, 9), "p.toml:1:");
+  EXPECT_EQ(error_of(replace(good_profile(), "[cpu]", "[cpu\n")).substr(0, 10), "p.toml:30:");
+}
+
+TEST(Profile, MissingFile) {
+  EXPECT_THROW(load_profile_file("/nonexistent/x.toml"), ProfileError);
+}
+
+}  // namespace
+}  // namespace umsim::sim

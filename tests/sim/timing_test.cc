@@ -1,0 +1,289 @@
+// Hand-computed timings on tiny traces under round_profile() (see
+// sim_test_util.h for its numbers).
+#include <gtest/gtest.h>
+
+#include "tests/sim/sim_test_util.h"
+#include "traces/trace_builder.h"
+
+namespace umsim::sim {
+namespace {
+
+using namespace trace::literals;
+using testing::options_for;
+using testing::replay;
+using testing::round_profile;
+using trace::Processor;
+using trace::TraceBuilder;
+
+// CPU first touch 100+10 = 110. Kernel starts at 110; batch 10000, block
+// 2000 + 1 page 100 -> 12210; H2D copy 1000 + 4096/4 = 2024 -> 14234; compute
+// 1000 -> ends 15234.
+TEST(Timing, OnePageOneBatch) {
+  const auto t = TraceBuilder().alloc("A", 4_KiB).cpu_write("A").kernel("k", 0, 1000).read("A").end().build();
+  const Result r = replay(t, options_for(round_profile()));
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const Counters& k = r.kernels[0].counters;
+  EXPECT_EQ(r.kernels[0].start_ns, 110u);
+  EXPECT_EQ(k.stall_ns, 14124u);
+  EXPECT_EQ(k.time_ns, 15124u);
+  EXPECT_EQ(k.gpu_faults, 1u);
+  EXPECT_EQ(k.fault_batches, 1u);
+  EXPECT_EQ(k.bytes_h2d, 4096u);
+  EXPECT_EQ(r.total.time_ns, 15234u);
+  EXPECT_EQ(r.total.accesses, 2u);
+}
+
+// A GPU first touch populates in place: no copy.
+TEST(Timing, GpuFirstTouchCostsNoTransfer) {
+  const auto t = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().build();
+  const Result r = replay(t, options_for(round_profile()));
+  EXPECT_EQ(r.total.time_ns, 12100u);
+  EXPECT_EQ(r.total.bytes_h2d, 0u);
+}
+
+// Two passes over 100 pages before the batch fills: 200 entries, 100 unique
+// pages, one batch (duplicates coalesced). One VA block: 10000 + 2000 +
+// 100*100, plus one 400 KiB copy: 1000 + 409600/4.
+TEST(Timing, DuplicateFaultsCoalesceInOneBatch) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 100 * 4_KiB)
+                     .cpu_write("A")
+                     .kernel("k", 0, 0)
+                     .read("A", 0, TraceBuilder::kWhole, 0, /*count=*/2)
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  const Counters& k = r.kernels[0].counters;
+  EXPECT_EQ(k.gpu_faults, 200u);
+  EXPECT_EQ(k.gpu_fault_pages, 100u);
+  EXPECT_EQ(k.fault_batches, 1u);
+  EXPECT_EQ(k.bytes_h2d, 409600u);
+  EXPECT_EQ(k.time_ns, 10000u + 2000 + 100 * 100 + 1000 + 102400);
+}
+
+// Fault concurrency caps a batch: 1000 faults at concurrency 64 -> 16 batches.
+TEST(Timing, ConcurrencyBoundsBatchSize) {
+  auto p = round_profile();
+  p.fault_concurrency = 64;
+  const auto t = TraceBuilder().alloc("A", 1000 * 4_KiB).kernel("k", 0, 0).read("A").end().build();
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.total.gpu_faults, 1000u);
+  EXPECT_EQ(r.total.fault_batches, 16u);
+}
+
+// A batch spanning two VA blocks pays the per-block cost twice: 2 pages at
+// 2 MiB - 4 KiB and 2 MiB: 10000 + 2*(2000 + 100) + 2 copies of 2024.
+TEST(Timing, BatchServicesOneVaBlockAtATime) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_MiB)
+                     .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
+                     .kernel("k", 0, 0)
+                     .read("A", 2_MiB - 4_KiB, 8_KiB)
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 10000u + 2 * 2100 + 2 * 2024);
+}
+
+// GPU-to-GPU migration over the peer link: kernel 1 on gpu0 populates the
+// page (12100), kernel 2 on gpu1 starts then and faults: 10000 + 2100, then a
+// peer copy 1000 + 4096/8.
+TEST(Timing, PeerMigrationBetweenGpus) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .kernel("producer", 0, 0)
+                     .write("A")
+                     .end()
+                     .kernel("consumer", 1, 0)
+                     .read("A")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile(2)));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[1].gpu, 1);
+  EXPECT_EQ(r.kernels[1].start_ns, 12100u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 12100u + 1512);
+  EXPECT_EQ(r.total.bytes_peer, 4096u);
+  EXPECT_EQ(r.total.bytes_h2d + r.total.bytes_d2h, 0u);
+}
+
+// AMD stages peer migrations through host memory: D2H 2024 then H2D 2024.
+TEST(Timing, AmdPeerMigrationGoesThroughTheHost) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .kernel("producer", 0, 0)
+                     .write("A")
+                     .end()
+                     .kernel("consumer", 1, 0)
+                     .read("A")
+                     .end()
+                     .build();
+  auto o = options_for(round_profile(2));
+  o.vendor = VendorSemantics::amd_xnack_on();
+  o.vendor.gpu_fault_window_pages = 1;  // one page: keep the arithmetic small
+  const Result r = replay(t, o);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 12100u + 2024 + 2024);
+  EXPECT_EQ(r.total.bytes_peer, 0u);
+  EXPECT_EQ(r.total.bytes_d2h, 4096u);
+  EXPECT_EQ(r.total.bytes_h2d, 4096u);
+}
+
+// CPU fault: after a sync at 12100 the CPU reads the GPU-written page:
+// fault 5000, D2H copy 2024, access 10.
+TEST(Timing, CpuFaultMigratesThePageBack) {
+  const auto t = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().sync().cpu_read("A").build();
+  const Result r = replay(t, options_for(round_profile()));
+  EXPECT_EQ(r.total.cpu_faults, 1u);
+  EXPECT_EQ(r.total.bytes_d2h, 4096u);
+  EXPECT_EQ(r.total.time_ns, 12100u + 5000 + 2024 + 10);
+}
+
+// A prefetch on stream 1 overlaps a kernel on stream 2 that does not touch its
+// data; a kernel on stream 0 that does touch it waits for the copy.
+// CPU writes 512 pages: 512 * 110 = 56320. Prefetch: 56320 + 500, copy
+// 1000 + 2 MiB / 4 = 525288 -> ready at 582108.
+TEST(Timing, PrefetchOverlapsKernelsOnOtherStreams) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .alloc("B", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(0))
+                     .cpu_write("A")
+                     .prefetch("A", Processor::gpu(0), /*stream=*/1)
+                     .kernel("independent", 0, 5000, /*stream=*/2)
+                     .read("B")
+                     .end()
+                     .kernel("dependent", 0, 1000, /*stream=*/0)
+                     .read("A")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].start_ns, 56320u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 5000u);
+  EXPECT_EQ(r.kernels[1].start_ns, 56320u);
+  EXPECT_EQ(r.kernels[1].counters.stall_ns, 582108u - 56320);
+  EXPECT_EQ(r.kernels[1].counters.gpu_faults, 0u);
+  EXPECT_EQ(r.total.time_ns, 583108u);
+}
+
+// Recording an event after the prefetch and waiting for it on the kernel's
+// stream orders them: the kernel starts when the copy is done.
+TEST(Timing, EventWaitOrdersStreams) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .cpu_write("A")
+                     .prefetch("A", Processor::gpu(0), /*stream=*/1)
+                     .record("copied", 1)
+                     .wait("copied", 0)
+                     .kernel("k", 0, 1000, /*stream=*/0)
+                     .read("A")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  EXPECT_EQ(r.kernels[0].start_ns, 582108u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 1000u);
+  EXPECT_EQ(r.kernels[0].counters.stall_ns, 0u);
+}
+
+// Two prefetches to the same GPU contend for its single H2D copy engine.
+TEST(Timing, ConcurrentTransfersContendForTheCopyEngine) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .alloc("B", 2_MiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .prefetch("A", Processor::gpu(0), 1)
+                     .prefetch("B", Processor::gpu(0), 2)
+                     .sync()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  // Host: 1024 pages * 110 = 112640; A's copy ends 112640+500+525288 =
+  // 638428; B's copy queues behind it: 638428 + 525288 = 1163716.
+  EXPECT_EQ(r.total.time_ns, 1163716u);
+  auto p = round_profile();
+  p.copy_engines_h2d = 2;
+  const Result two = replay(t, options_for(p));
+  EXPECT_EQ(two.total.time_ns, 638428u);
+}
+
+// Eviction write-back: 2 MiB of GPU memory, two 2 MiB buffers touched by the
+// GPU after the CPU wrote them. Touching B evicts A's chunk: 3000 + D2H
+// 1000 + 524288.
+TEST(Timing, EvictionWritesBackBeforeTheFaultIsServiced) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .alloc("B", 4_KiB)
+                     .cpu_write("A", 0, 4_KiB)
+                     .cpu_write("B")
+                     .kernel("a", 0, 0)
+                     .read("A", 0, 4_KiB)
+                     .end()
+                     .kernel("b", 0, 0)
+                     .read("B")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile(), 2_MiB));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[1].counters.evictions, 1u);
+  EXPECT_EQ(r.kernels[1].counters.bytes_evicted, 4096u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 12100u + 3000 + 2024 + 2024);
+}
+
+// Pinned host memory is accessed remotely: 2 pages at 2 GB/s = 4096 ns.
+TEST(Timing, PinnedMemoryIsReadOverTheLink) {
+  const auto t = TraceBuilder()
+                     .alloc("H", 8_KiB, trace::AllocKind::kPinned)
+                     .kernel("k", 0, 100)
+                     .read("H")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  EXPECT_EQ(r.total.remote_accesses, 2u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 4096u + 100);
+  EXPECT_EQ(r.total.gpu_faults, 0u);
+}
+
+// AMD with XNACK off: managed memory is zero-copy host memory unless prefetched.
+TEST(Timing, XnackOffManagedMemoryIsZeroCopy) {
+  const auto t = TraceBuilder().alloc("A", 8_KiB).kernel("k", 0, 0).read("A").end().build();
+  auto o = options_for(round_profile());
+  o.vendor = VendorSemantics::amd_xnack_off();
+  const Result r = replay(t, o);
+  EXPECT_EQ(r.total.gpu_faults, 0u);
+  EXPECT_EQ(r.total.remote_accesses, 2u);
+  EXPECT_EQ(r.total.bytes_h2d, 0u);
+}
+
+// AMD XNACK on migrates the whole 2 MiB window around a fault.
+TEST(Timing, XnackOnMigratesTheWindow) {
+  const auto t = TraceBuilder().alloc("A", 4_MiB).cpu_write("A").kernel("k", 0, 0).read("A", 0, 4_KiB).end().build();
+  auto o = options_for(round_profile());
+  o.vendor = VendorSemantics::amd_xnack_on();
+  const Result r = replay(t, o);
+  EXPECT_EQ(r.total.gpu_faults, 1u);
+  EXPECT_EQ(r.total.bytes_h2d, 2_MiB);
+}
+
+TEST(Timing, PhasesAggregateTheirKernels) {
+  const auto t = TraceBuilder()
+                     .phase("load")
+                     .alloc("A", 4_KiB)
+                     .cpu_write("A")
+                     .phase("compute")
+                     .kernel("k", 0, 1000)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  ASSERT_EQ(r.phases.size(), 2u);  // no implicit "main" before the first marker
+  EXPECT_EQ(r.phases[0].name, "load");
+  EXPECT_EQ(r.phases[0].counters.time_ns, 110u);
+  EXPECT_EQ(r.phases[1].start_ns, 110u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 15124u);
+  EXPECT_EQ(r.phases[1].counters.gpu_faults, 1u);
+  EXPECT_EQ(r.total.gpu_faults, 1u);
+  EXPECT_EQ(r.total.time_ns, 15234u);
+}
+
+}  // namespace
+}  // namespace umsim::sim
