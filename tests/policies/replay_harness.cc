@@ -1,0 +1,34 @@
+#include "tests/policies/replay_harness.h"
+
+#include "traces/trace_reader.h"
+
+namespace umsim::policies::testing {
+
+const sim::HardwareProfile& test_profile() {
+  static const sim::HardwareProfile profile = sim::load_profile_file("profiles/h200-pcie5.toml");
+  return profile;
+}
+
+Result replay(const std::string& trace_text, const Combo& combo, const ReplayOptions& options) {
+  sim::EngineOptions o;
+  o.profile = test_profile();
+  if (options.one_fault_at_a_time) {
+    o.profile.fault_batch_size = 1;
+    o.profile.fault_concurrency = 1;
+  }
+  o.gpu_memory = options.gpu_memory;
+  o.vendor = vendor_preset(combo.vendor).semantics;
+  o.check_invariants = true;
+  o.trace_name = "test.umt";
+  o.reopen = [trace_text] { return trace::open_trace_from_memory(trace_text, "test.umt"); };
+  sim::EnginePolicies p;
+  p.prefetch = Registry<sim::PrefetchPolicy>::instance().create(combo.specs.prefetch);
+  p.eviction = Registry<sim::EvictionPolicy>::instance().create(combo.specs.evict);
+  p.migration = Registry<sim::MigrationPolicy>::instance().create(combo.specs.migrate);
+  p.thrashing = Registry<sim::ThrashingPolicy>::instance().create(combo.specs.thrashing);
+  sim::Engine engine(std::move(o), std::move(p));
+  auto reader = trace::open_trace_from_memory(trace_text, "test.umt");
+  return engine.run(*reader);
+}
+
+}  // namespace umsim::policies::testing
