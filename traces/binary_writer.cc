@@ -190,6 +190,7 @@ void BinaryWriter::comment(std::string_view text) {
   for (;;) {
     const std::size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // as the text encoding stores it
     if (line.size() > binary::kMaxCommentBytes) line = line.substr(0, binary::kMaxCommentBytes);
     put_bytes_record(binary::kTagComment, line);
     if (nl == std::string_view::npos) break;

@@ -367,7 +367,7 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
       t.has_comment = true;
       std::string_view c = line.substr(i + 1);
       if (!c.empty() && c[0] == ' ') c.remove_prefix(1);
-      if (!c.empty() && c.back() == '\r') c.remove_suffix(1);
+      while (!c.empty() && c.back() == '\r') c.remove_suffix(1);  // CR LF line ends
       t.comment = c;
       break;
     }

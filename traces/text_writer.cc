@@ -151,7 +151,8 @@ void TextWriter::comment(std::string_view text) {
   // One '#' line per line of the comment.
   for (;;) {
     const std::size_t nl = text.find('\n');
-    const std::string_view line = text.substr(0, nl);
+    std::string_view line = text.substr(0, nl);
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // the reader drops them too
     if (in_kernel_) buffer_ += "  ";
     buffer_ += '#';
     if (!line.empty()) {
