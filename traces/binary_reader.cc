@@ -15,6 +15,8 @@ constexpr std::size_t kBufferBytes = 4 << 20;
 // decodes without bounds checks; the decoder then notices it ran past the end.
 constexpr std::size_t kPadBytes = 64;
 static_assert(kPadBytes > binary::kMaxEventRecordBytes);
+// Name and comment records must fit in the buffer whole.
+static_assert(kBufferBytes > binary::kMaxCommentBytes + 16);
 constexpr std::uint64_t kMaxProcessorField = std::numeric_limits<std::int16_t>::max() + 1ull;
 constexpr std::uint64_t kMaxGpuIndex = std::numeric_limits<std::int16_t>::max() - 1ull;
 
@@ -55,7 +57,7 @@ std::string hex_byte(unsigned v) {
 }  // namespace
 
 BinaryReader::BinaryReader(std::unique_ptr<ByteInput> in, std::string source)
-    : in_(std::move(in)), source_(std::move(source)), buf_(kBufferBytes + kPadBytes, 0) {
+    : in_(std::move(in)), source_(std::move(source)), buf_(kBufferBytes + kPadBytes) {
   read_header();
 }
 
@@ -111,7 +113,7 @@ void BinaryReader::read_header() {
   if (compressed_) {
     dctx_ = ZSTD_createDCtx();
     if (dctx_ == nullptr) throw TraceError(source_ + ": cannot create a zstd decompressor");
-    zin_.resize(ZSTD_DStreamInSize() * 8);
+    zin_.grow(ZSTD_DStreamInSize() * 8, 0);
     zin_view_ = ZSTD_inBuffer{zin_.data(), 0, 0};
   }
 }
@@ -121,7 +123,7 @@ void BinaryReader::decompress_into(std::uint8_t* dst, std::size_t capacity, std:
   while (out.pos < out.size) {
     if (zin_view_.pos == zin_view_.size && !file_eof_) {
       file_consumed_ += zin_view_.size;
-      zin_view_.size = in_->read_some(zin_.data(), zin_.size());
+      zin_view_.size = in_->read_some(zin_.chars(), zin_.size());
       zin_view_.pos = 0;
       if (zin_view_.size == 0) file_eof_ = true;
     }
@@ -157,7 +159,7 @@ void BinaryReader::refill() {
       decompress_into(buf_.data() + end_, room, produced);
     } else {
       while (produced < room) {
-        const std::size_t k = in_->read_some(reinterpret_cast<char*>(buf_.data()) + end_ + produced, room - produced);
+        const std::size_t k = in_->read_some(buf_.chars() + end_ + produced, room - produced);
         if (k == 0) {
           stream_done_ = true;
           break;
@@ -189,7 +191,7 @@ void BinaryReader::read_bytes_record(std::uint8_t tag, std::size_t batch_index) 
                     " bytes is too long (at most " + std::to_string(limit) + ")");
   ensure(header + length);
   if (end_ - pos_ < header + length) fail_at(at, "truncated record at the end of the stream");
-  const std::string_view text(reinterpret_cast<const char*>(buf_.data() + pos_ + header), length);
+  const std::string_view text(buf_.chars() + pos_ + header, length);
   if (is_name) {
     const std::string problem = name_problem(text);
     if (!problem.empty()) fail_at(at, "bad name definition: " + problem);

@@ -49,13 +49,13 @@ class BinaryReader final : public TraceReader {
 
   bool compressed_ = false;
   ZSTD_DCtx* dctx_ = nullptr;
-  std::vector<char> zin_;           // compressed input
+  RawBuffer zin_{0};               // compressed input
   ZSTD_inBuffer zin_view_{nullptr, 0, 0};
   std::uint64_t file_consumed_ = 0;  // file bytes read before zin_ (header included)
   bool file_eof_ = false;
   bool frame_open_ = false;
 
-  std::vector<std::uint8_t> buf_;  // decompressed records, plus zero padding after end_
+  RawBuffer buf_;  // decompressed records, plus zero padding after end_
   std::size_t pos_ = 0, end_ = 0;
   std::uint64_t buf_offset_ = 0;  // stream offset of buf_[0]
   bool stream_done_ = false;      // no more decompressed bytes will come

@@ -59,7 +59,7 @@ BinaryWriter::~BinaryWriter() {
 
 void BinaryWriter::reserve(std::size_t n) {
   if (records_.size() - used_ < n) flush_records(false);
-  if (records_.size() < n) records_.resize(n);
+  if (records_.size() < n) records_.grow(n, used_);
 }
 
 void BinaryWriter::flush_records(bool last) {

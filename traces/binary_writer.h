@@ -37,7 +37,7 @@ class BinaryWriter final : public TraceWriter {
   std::string target_;
   BinaryWriterOptions options_;
   ZSTD_CCtx* cctx_ = nullptr;
-  std::vector<std::uint8_t> records_;  // uncompressed records not yet flushed
+  RawBuffer records_;  // uncompressed records not yet flushed
   std::size_t used_ = 0;
   std::vector<char> compressed_;
   NameTable names_;

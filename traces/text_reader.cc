@@ -73,7 +73,7 @@ std::string TextReader::position(std::size_t index_in_last_batch) const {
 
 bool TextReader::next_line(std::string_view& line) {
   for (;;) {
-    const char* start = buf_.data() + pos_;
+    const char* start = buf_.chars() + pos_;
     const void* nl = std::memchr(start, '\n', end_ - pos_);
     if (nl != nullptr) {
       const std::size_t len = static_cast<const char*>(nl) - start;
@@ -96,13 +96,13 @@ bool TextReader::next_line(std::string_view& line) {
       pos_ = 0;
     }
     if (end_ == buf_.size()) {
-      if (buf_.size() >= kMaxLineBytes + kChunkBytes) {
+      if (buf_.size() >= kMaxLineBytes) {
         ++line_no_;
         fail("line is longer than 1 MiB");
       }
-      buf_.resize(buf_.size() * 2);
+      buf_.grow(buf_.size() * 2, end_);
     }
-    const std::size_t got = in_->read_some(buf_.data() + end_, buf_.size() - end_);
+    const std::size_t got = in_->read_some(buf_.chars() + end_, buf_.size() - end_);
     if (got == 0) eof_ = true;
     end_ += got;
   }

@@ -50,7 +50,7 @@ class TextReader final : public TraceReader {
   std::vector<TraceComment> comments_;
   std::vector<std::uint64_t> lines_;  // line number of each event in the last batch
 
-  std::vector<char> buf_;
+  RawBuffer buf_;
   std::size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
   std::uint64_t line_no_ = 0;
