@@ -4,6 +4,7 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -58,6 +59,17 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   gpus_.reserve(static_cast<std::size_t>(profile_.gpus));
   for (int g = 0; g < profile_.gpus; ++g) gpus_.emplace_back(chunks, profile_);
   fault_buffer_.reserve(batch_limit_);
+  auto table = [](const LinkProfile& link) {
+    std::vector<Nanos> t(kPagesPerBlock + 1, 0);
+    for (std::uint32_t k = 1; k <= kPagesPerBlock; ++k) {
+      const Bytes bytes = Bytes{k} * kPageSize;
+      t[k] = static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / link.curve.gbps_at(bytes)));
+    }
+    return t;
+  };
+  run_ns_h2d_ = table(profile_.h2d);
+  run_ns_d2h_ = table(profile_.d2h);
+  run_ns_peer_ = table(profile_.peer);
   if (options_.events_csv) series_ = std::make_unique<EventSeries>(*options_.events_csv);
 }
 
@@ -244,6 +256,7 @@ void Engine::on_alloc(const Event& e) {
         const std::uint64_t first = r * pages_per_chunk_;
         const std::uint64_t last = std::min<std::uint64_t>(first + pages_per_chunk_, a.page_count);
         mem.chunk(s).resident = static_cast<std::uint32_t>(last - first);
+        for (std::uint64_t p = first; p < last; ++p) mem.chunk(s).resident_pages.set(p - first);
         for (std::uint64_t p = first; p < last; ++p)
           a.pages[p] = PageState{processor_bit(a.home), a.always_mapped, 0, -1, 0, 0};
       }

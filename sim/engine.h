@@ -146,6 +146,7 @@ class Engine {
 
   // gpu_access.cc: the hot path and the fault buffer
   void gpu_access(const trace::Event& e);
+  void gpu_access_general(const trace::Event& e);
   void gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
   void remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
   void chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page);
@@ -206,6 +207,10 @@ class Engine {
   std::uint32_t chunk_shift_ = 9;  // log2(pages_per_chunk_)
   std::uint32_t batch_limit_ = 256;
   std::vector<GpuState> gpus_;
+  // Copy time of a run of k pages (index k, 1..512) per link, precomputed:
+  // the curve is evaluated once, not per copy.
+  std::vector<Nanos> run_ns_h2d_, run_ns_d2h_, run_ns_peer_;
+  PageMask elsewhere_[kMaxGpus + 1];  // service_block scratch, by destination code
 
   std::vector<Allocation> allocs_;
   std::vector<AllocSlot> slot_of_name_;  // by NameId; kNoSlot when not allocated

@@ -190,8 +190,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
   kernel_counters_.gpu_fault_pages += unique;
 
   PageMask migrate, duplicate, remote;
-  // Pages placed elsewhere and mapped remotely by the requester, by destination code.
-  PageMask elsewhere[kMaxGpus + 1];
+  // Pages placed elsewhere and mapped remotely by the requester: elsewhere_[destination code].
+  PageMask* const elsewhere = elsewhere_;
   ProcessorMask elsewhere_used = 0;
   for (const FaultEntry* f = begin; f != end; ++f) {
     const std::uint64_t page = f->key & kPageKeyMask;
@@ -219,6 +219,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
           migrate.set(i);
           break;
         }
+        if (!(elsewhere_used & processor_bit(d.destination))) elsewhere[d.destination.code].reset();
         elsewhere[d.destination.code].set(i);
         elsewhere_used |= processor_bit(d.destination);
         remote.set(i);

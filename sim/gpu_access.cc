@@ -10,6 +10,40 @@ using trace::AccessType;
 using trace::Event;
 
 void Engine::gpu_access(const Event& e) {
+  // Fast path: one pass over one page that is resident here (the common case
+  // of page-granular traces): no loops, no lambdas.
+  const AllocSlot slot = e.name < slot_of_name_.size() ? slot_of_name_[e.name] : kNoSlot;
+  if (slot != kNoSlot && kernel_.open && e.count == 1 && e.length != 0 && e.length <= kPageSize) [[likely]] {
+    Allocation& a = allocs_[slot];
+    const std::uint64_t page = e.offset / kPageSize;
+    if (e.offset <= a.size && e.length <= a.size - e.offset && page == (e.offset + e.length - 1) / kPageSize) [[likely]] {
+      PageState& st = a.pages[page];
+      const ProcessorMask cp = st.copies;
+      const bool write = e.access() != AccessType::kRead;
+      ++access_seq_;
+      ++kernel_counters_.accesses;
+      if ((cp & kernel_bit_) && (!write || cp == kernel_bit_) && latest_ready_ <= kernel_.now &&
+          !eviction_access_callbacks_) [[likely]] {
+        ++st.accesses;
+        st.flags |= write ? kDirty : 0;
+        return;
+      }
+      if ((cp & kernel_bit_) && (!write || cp == kernel_bit_)) {
+        ++st.accesses;
+        st.flags |= write ? kDirty : 0;
+        const Nanos ready = a.blocks[page / kPagesPerBlock].ready_at;
+        if (ready > kernel_.now) kernel_.now = ready;
+        if (eviction_access_callbacks_) chunk_accessed(slot, a, page);
+        return;
+      }
+      gpu_access_slow(a, slot, page, e.access());
+      return;
+    }
+  }
+  gpu_access_general(e);
+}
+
+void Engine::gpu_access_general(const Event& e) {
   if (!kernel_.open) throw SimulationError("GPU access outside a kernel");
   const AllocSlot slot = slot_of(e.name);
   if (slot == kNoSlot) [[unlikely]]

@@ -16,6 +16,7 @@ std::uint32_t GpuMemory::take(AllocSlot alloc, std::uint64_t first_page, bool pi
   c.alloc = alloc;
   c.first_page = first_page;
   c.resident = 0;
+  c.resident_pages.reset();
   c.allocated = true;
   c.pinned = pinned;
   c.busy = false;
@@ -32,6 +33,7 @@ void GpuMemory::release(std::uint32_t slot) {
   c.pinned = false;
   c.busy = false;
   c.resident = 0;
+  c.resident_pages.reset();
   free_.push_back(c);
 }
 

@@ -18,6 +18,7 @@ struct PhysicalChunk
   AllocSlot alloc = 0;
   std::uint64_t first_page = 0;  // first page (within alloc) the chunk backs
   std::uint32_t resident = 0;    // pages of the chunk with a copy on this GPU
+  PageMask resident_pages;       // which ones (bit i = first_page + i): eviction visits only these
   bool allocated = false;
   bool pinned = false;           // device allocations: never evicted
   bool busy = false;             // being filled by the current operation

@@ -9,9 +9,8 @@
 namespace umsim::sim {
 
 namespace {
-Nanos run_time(const LinkProfile& link, Bytes bytes) {
-  return static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / link.curve.gbps_at(bytes)));
-}
+// Runs never exceed a VA block (512 pages); the tables cover 1..512 pages.
+Nanos run_time(const std::vector<Nanos>& table, Bytes bytes) { return table[bytes / kPageSize]; }
 }  // namespace
 
 ProcessorMask Engine::mappings_for(const Allocation& a, const PageState& st) const {
@@ -36,14 +35,14 @@ void Engine::add_copy(std::vector<CopyBatch>& batches, Processor from, Processor
   if (!b) b = &batches.emplace_back(CopyBatch{from, to});
   b->bytes += run_bytes;
   if (from.is_cpu()) {
-    b->busy_first += run_time(profile_.h2d, run_bytes);
+    b->busy_first += run_time(run_ns_h2d_, run_bytes);
   } else if (to.is_cpu()) {
-    b->busy_first += run_time(profile_.d2h, run_bytes);
+    b->busy_first += run_time(run_ns_d2h_, run_bytes);
   } else if (vendor_.peer_migration_through_host) {
-    b->busy_first += run_time(profile_.d2h, run_bytes);
-    b->busy_second += run_time(profile_.h2d, run_bytes);
+    b->busy_first += run_time(run_ns_d2h_, run_bytes);
+    b->busy_second += run_time(run_ns_h2d_, run_bytes);
   } else {
-    b->busy_first += run_time(profile_.peer, run_bytes);
+    b->busy_first += run_time(run_ns_peer_, run_bytes);
   }
 }
 
@@ -91,6 +90,7 @@ void Engine::drop_copy(Allocation& a, std::uint64_t page, Processor p) {
   const int g = p.gpu_index();
   const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(g)][page >> chunk_shift_];
   PhysicalChunk& c = gpus_[static_cast<std::size_t>(g)].memory.chunk(s);
+  c.resident_pages.reset(page - c.first_page);
   if (--c.resident == 0 && !c.busy) release_chunk(g, s);  // the driver frees emptied chunks
 }
 
@@ -137,19 +137,21 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   const Processor g = Processor::gpu(gpu);
   const ProcessorMask gbit = processor_bit(g);
   const std::uint64_t first = c.first_page;
-  const std::uint64_t last = std::min<std::uint64_t>(first + pages_per_chunk_, a.page_count);
   // Sole copies are written back to the CPU, in contiguous runs; duplicates are dropped.
   Bytes run = 0;
-  for (std::uint64_t p = first; p < last; ++p) {
+  std::uint64_t run_end = 0;
+  const PageMask resident = c.resident_pages;
+  for (std::size_t i = resident._Find_first(); i < kPagesPerBlock; i = resident._Find_next(i)) {
+    const std::uint64_t p = first + i;
     PageState& st = a.pages[p];
     const bool sole = st.copies == gbit;
-    if (sole) run += kPageSize;
-    if ((!sole || p + 1 == last) && run) add_copy(evict_batches_, g, Processor::cpu(), run), run = 0;
-    if (!(st.copies & gbit)) continue;
+    if (run && (!sole || p != run_end)) add_copy(evict_batches_, g, Processor::cpu(), run), run = 0;
+    if (sole) run += kPageSize, run_end = p + 1;
     st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
     st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
     st.flags &= static_cast<std::uint8_t>(~kPinned);
   }
+  if (run) add_copy(evict_batches_, g, Processor::cpu(), run);
   Counters& cnt = counters();
   Bytes written = 0;
   now += profile_.eviction_chunk_ns;
@@ -200,7 +202,11 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
     }
     st.copies |= dbit;
     st.mapped = mappings_for(a, st);
-    if (chunk != kNoSlot) ++gpus_[static_cast<std::size_t>(dest.gpu_index())].memory.chunk(chunk).resident;
+    if (chunk != kNoSlot) {
+      PhysicalChunk& c = gpus_[static_cast<std::size_t>(dest.gpu_index())].memory.chunk(chunk);
+      ++c.resident;
+      c.resident_pages.set(page - c.first_page);
+    }
   }
   flush();
   const Nanos done = issue_copies(copy_batches_, t, transferred);
