@@ -19,15 +19,15 @@ Result replay(const std::string& trace_text, const Combo& combo, const ReplayOpt
   o.gpu_memory = options.gpu_memory;
   o.vendor = vendor_preset(combo.vendor).semantics;
   o.check_invariants = true;
-  o.trace_name = "test.umt";
-  o.reopen = [trace_text] { return trace::open_trace_from_memory(trace_text, "test.umt"); };
+  o.trace_name = options.trace_name;
+  o.reopen = [trace_text, name = options.trace_name] { return trace::open_trace_from_memory(trace_text, name); };
   sim::EnginePolicies p;
   p.prefetch = Registry<sim::PrefetchPolicy>::instance().create(combo.specs.prefetch);
   p.eviction = Registry<sim::EvictionPolicy>::instance().create(combo.specs.evict);
   p.migration = Registry<sim::MigrationPolicy>::instance().create(combo.specs.migrate);
   p.thrashing = Registry<sim::ThrashingPolicy>::instance().create(combo.specs.thrashing);
   sim::Engine engine(std::move(o), std::move(p));
-  auto reader = trace::open_trace_from_memory(trace_text, "test.umt");
+  auto reader = trace::open_trace_from_memory(trace_text, options.trace_name);
   return engine.run(*reader);
 }
 

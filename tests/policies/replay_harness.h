@@ -22,6 +22,7 @@ struct Combo {
 struct ReplayOptions {
   sim::Bytes gpu_memory = 0;    // 0: the profile's
   bool one_fault_at_a_time = false;  // fault batches of one entry (the classic paging model)
+  std::string trace_name = "test.umt";  // named in error messages
 };
 
 // Loads profiles/h200-pcie5.toml (a runfile of the test).
