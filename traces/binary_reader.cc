@@ -72,7 +72,7 @@ void BinaryReader::fail_file(std::uint64_t file_offset, const std::string& messa
 }
 
 std::string BinaryReader::position(std::size_t index_in_last_batch) const {
-  if (index_in_last_batch >= offsets_.size()) return source_;
+  if (index_in_last_batch >= last_batch_size_) return source_;
   return source_ + ":byte " + std::to_string(offsets_[index_in_last_batch]);
 }
 
@@ -222,6 +222,7 @@ void BinaryReader::finish_stream(const std::uint8_t* p) {
 std::size_t BinaryReader::read(std::span<Event> out) {
   comments_.clear();
   if (offsets_.size() < out.size()) offsets_.resize(out.size());
+  last_batch_size_ = 0;
   std::size_t n = 0;
   const std::size_t capacity = out.size();
   NameId name_count = static_cast<NameId>(names_.size());
@@ -419,6 +420,7 @@ std::size_t BinaryReader::read(std::span<Event> out) {
         fail_at(buf_offset_ + pos_, "unknown record tag " + hex_byte(tag));
     }
   }
+  last_batch_size_ = n;
   return n;
 }
 

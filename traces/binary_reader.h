@@ -46,6 +46,7 @@ class BinaryReader final : public TraceReader {
   std::vector<Bytes> last_access_end_;  // by name id
   std::vector<TraceComment> comments_;
   std::vector<std::uint64_t> offsets_;  // record stream offset of each event in the last batch
+  std::size_t last_batch_size_ = 0;
 
   bool compressed_ = false;
   ZSTD_DCtx* dctx_ = nullptr;

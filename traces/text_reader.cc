@@ -114,7 +114,21 @@ std::size_t TextReader::read(std::span<Event> out) {
   std::size_t n = 0;
   std::string_view line;
   while (n < out.size() && next_line(line)) {
-    if (parse_line(line, &out[n], n)) {
+    bool produced;
+    if (!on_error_) {
+      produced = parse_line(line, &out[n], n);
+    } else {
+      try {
+        produced = parse_line(line, &out[n], n);
+      } catch (const TraceError& e) {
+        // fail() formats "SOURCE:LINE: MESSAGE"; hand the two parts over separately.
+        const std::string position = source_ + ":" + std::to_string(line_no_);
+        const std::string what = e.what();
+        on_error_(position, what.substr(std::min(what.size(), position.size() + 2)));
+        continue;
+      }
+    }
+    if (produced) {
       lines_[n] = line_no_;
       ++n;
     }

@@ -21,6 +21,10 @@ class TextReader final : public TraceReader {
   std::string position(std::size_t index_in_last_batch) const override;
   const std::string& source() const override { return source_; }
   std::span<const TraceComment> comments() const override { return comments_; }
+  bool skip_malformed(SkipHandler on_error) override {
+    on_error_ = std::move(on_error);
+    return true;
+  }
 
  private:
   struct Tokens;
@@ -55,6 +59,7 @@ class TextReader final : public TraceReader {
   bool eof_ = false;
   std::uint64_t line_no_ = 0;
   std::string scratch_;  // unquoted name
+  SkipHandler on_error_;  // set: report malformed lines and go on
 };
 
 }  // namespace umsim::trace

@@ -171,6 +171,11 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
   problem(Severity::kError, reader, index, "event of unknown kind " + std::to_string(static_cast<int>(e.kind)));
 }
 
+void TraceChecker::malformed(const std::string& position, const std::string& message) {
+  ++errors_;
+  report_(TraceProblem{Severity::kError, position, message});
+}
+
 void TraceChecker::finish(const TraceReader& reader) {
   auto report_at = [&](Severity s, const std::string& where, std::string message) {
     (s == Severity::kError ? errors_ : warnings_) += 1;
@@ -187,6 +192,9 @@ void TraceChecker::finish(const TraceReader& reader) {
 
 CheckSummary check_trace(TraceReader& reader, const TraceChecker::Report& report) {
   TraceChecker checker(report);
+  reader.skip_malformed([&](const std::string& position, const std::string& message) {
+    checker.malformed(position, message);
+  });
   std::vector<Event> batch(4096);
   std::size_t n;
   while ((n = reader.read(batch)) > 0) checker.check(std::span<const Event>(batch.data(), n), reader);

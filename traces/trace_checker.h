@@ -32,6 +32,8 @@ class TraceChecker {
 
   // Checks one batch just returned by reader.read(); positions come from the reader.
   void check(std::span<const Event> batch, const TraceReader& reader);
+  // A malformed line the reader skipped (see TraceReader::skip_malformed).
+  void malformed(const std::string& position, const std::string& message);
   // End-of-trace rules (open kernel, allocations never freed).
   void finish(const TraceReader& reader);
 
@@ -67,7 +69,8 @@ struct CheckSummary {
   std::uint64_t events = 0, errors = 0, warnings = 0;
 };
 
-// Reads the whole trace through a checker. Decoding errors (TraceError) propagate.
+// Reads the whole trace through a checker. Malformed lines of text traces are
+// reported as errors and skipped; other decoding errors (TraceError) propagate.
 CheckSummary check_trace(TraceReader& reader, const TraceChecker::Report& report);
 
 }  // namespace umsim::trace

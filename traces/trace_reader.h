@@ -3,6 +3,7 @@
 // batches of fixed-size Events.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -58,6 +59,16 @@ class TraceReader {
   // Comments met during the last read(), in order, so that converters can keep them.
   // Readers that carry no comments return an empty span.
   virtual std::span<const TraceComment> comments() const { return {}; }
+
+  // Asks the reader to skip malformed lines and go on, reporting each through
+  // on_error(position, message) instead of throwing, so that one run of
+  // `umsim trace check` lists every problem. Returns false if this reader cannot
+  // resynchronise after an error (then it throws as usual): only text readers can.
+  using SkipHandler = std::function<void(const std::string& position, const std::string& message)>;
+  virtual bool skip_malformed(SkipHandler on_error) {
+    (void)on_error;
+    return false;
+  }
 };
 
 // Opens a trace file, detecting the encoding from its first bytes.

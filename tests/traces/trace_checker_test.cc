@@ -101,6 +101,14 @@ TEST(TraceChecker, ZeroLengths) {
             (Lines{"t.umt:3: error: zero-length access", "t.umt:4: warning: zero-length prefetch"}));
 }
 
+TEST(TraceChecker, MalformedTextLinesAreReportedAndSkipped) {
+  EXPECT_EQ(problems("alloc A 4KiB managed\nalloc B 4MB managed\ncpu r A len=8KiB\nfrobnicate\nfree A\n"),
+            (Lines{"t.umt:3: error: bad allocation size: unknown unit 'MB' in '4MB' (expected B, KiB, MiB, GiB or TiB)",
+                   "t.umt:4: error: CPU access [0B, +8KiB) is outside 'A' (size 4KiB)",
+                   "t.umt:5: error: unknown keyword 'frobnicate' (expected alloc, free, kernel, end, r, w, a, cpu, "
+                   "prefetch, advise, sync, record, wait or phase)"}));
+}
+
 TEST(TraceChecker, BinaryPositionsAreByteOffsets) {
   auto text = open_trace_from_memory("umsim-trace 1\nalloc A 4KiB managed\ncpu r A+8KiB\n", "t.umt");
   std::string binary;
