@@ -124,7 +124,7 @@ std::size_t TextReader::read(std::span<Event> out) {
         // fail() formats "SOURCE:LINE: MESSAGE"; hand the two parts over separately.
         const std::string position = source_ + ":" + std::to_string(line_no_);
         const std::string what = e.what();
-        on_error_(position, what.substr(std::min(what.size(), position.size() + 2)));
+        on_error_(n, position, what.substr(std::min(what.size(), position.size() + 2)));
         continue;
       }
     }

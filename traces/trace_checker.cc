@@ -32,7 +32,13 @@ void TraceChecker::check(std::span<const Event> batch, const TraceReader& reader
     allocations_.resize(names);
     recorded_.resize(names, 0);
   }
-  for (std::size_t i = 0; i < batch.size(); ++i) check_event(batch[i], i, reader);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    report_malformed(i);
+    check_event(batch[i], i, reader);
+  }
+  report_malformed(batch.size());
+  malformed_.clear();
+  malformed_next_ = 0;
   events_ += batch.size();
 }
 
@@ -171,9 +177,16 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
   problem(Severity::kError, reader, index, "event of unknown kind " + std::to_string(static_cast<int>(e.kind)));
 }
 
-void TraceChecker::malformed(const std::string& position, const std::string& message) {
-  ++errors_;
-  report_(TraceProblem{Severity::kError, position, message});
+void TraceChecker::malformed(std::size_t before_index, const std::string& position, const std::string& message) {
+  malformed_.push_back({before_index, position, message});
+}
+
+void TraceChecker::report_malformed(std::size_t up_to_index) {
+  for (; malformed_next_ < malformed_.size() && malformed_[malformed_next_].before_index <= up_to_index;
+       ++malformed_next_) {
+    ++errors_;
+    report_(TraceProblem{Severity::kError, malformed_[malformed_next_].position, malformed_[malformed_next_].message});
+  }
 }
 
 void TraceChecker::finish(const TraceReader& reader) {
@@ -192,12 +205,13 @@ void TraceChecker::finish(const TraceReader& reader) {
 
 CheckSummary check_trace(TraceReader& reader, const TraceChecker::Report& report) {
   TraceChecker checker(report);
-  reader.skip_malformed([&](const std::string& position, const std::string& message) {
-    checker.malformed(position, message);
+  reader.skip_malformed([&](std::size_t before_index, const std::string& position, const std::string& message) {
+    checker.malformed(before_index, position, message);
   });
   std::vector<Event> batch(4096);
   std::size_t n;
   while ((n = reader.read(batch)) > 0) checker.check(std::span<const Event>(batch.data(), n), reader);
+  checker.check({}, reader);  // malformed lines after the last event
   checker.finish(reader);
   return CheckSummary{checker.events(), checker.errors(), checker.warnings()};
 }

@@ -32,8 +32,9 @@ class TraceChecker {
 
   // Checks one batch just returned by reader.read(); positions come from the reader.
   void check(std::span<const Event> batch, const TraceReader& reader);
-  // A malformed line the reader skipped (see TraceReader::skip_malformed).
-  void malformed(const std::string& position, const std::string& message);
+  // A malformed line the reader skipped while reading the next batch (see
+  // TraceReader::skip_malformed); reported in file order by check().
+  void malformed(std::size_t before_index, const std::string& position, const std::string& message);
   // End-of-trace rules (open kernel, allocations never freed).
   void finish(const TraceReader& reader);
 
@@ -56,7 +57,15 @@ class TraceChecker {
   const Allocation* check_range(const Event& e, std::size_t index, const TraceReader& reader, const char* what);
   void check_host_side(const Event& e, std::size_t index, const TraceReader& reader);
 
+  struct Malformed {
+    std::size_t before_index;
+    std::string position, message;
+  };
+  void report_malformed(std::size_t up_to_index);
+
   Report report_;
+  std::vector<Malformed> malformed_;  // from the batch being read
+  std::size_t malformed_next_ = 0;
   std::vector<Allocation> allocations_;   // by name id
   std::vector<std::uint8_t> recorded_;    // by name id: event recorded at least once
   bool in_kernel_ = false;

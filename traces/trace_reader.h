@@ -61,10 +61,13 @@ class TraceReader {
   virtual std::span<const TraceComment> comments() const { return {}; }
 
   // Asks the reader to skip malformed lines and go on, reporting each through
-  // on_error(position, message) instead of throwing, so that one run of
-  // `umsim trace check` lists every problem. Returns false if this reader cannot
-  // resynchronise after an error (then it throws as usual): only text readers can.
-  using SkipHandler = std::function<void(const std::string& position, const std::string& message)>;
+  // on_error(before_index, position, message) instead of throwing, so that one run
+  // of `umsim trace check` lists every problem. before_index is the index, in the
+  // batch being read, of the event that follows the skipped line. Returns false if
+  // this reader cannot resynchronise after an error (then it throws as usual):
+  // only text readers can.
+  using SkipHandler =
+      std::function<void(std::size_t before_index, const std::string& position, const std::string& message)>;
   virtual bool skip_malformed(SkipHandler on_error) {
     (void)on_error;
     return false;
