@@ -135,7 +135,8 @@ ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out) {
         Live l{fmt::format("{}{}", kind_prefix(a.kind), counters[a.kind]++), a.ptr, a.size, 0};
         l.pages_index = pages.add(l.name, l.size);
         t.comment(fmt::format("{} at {:#x}", l.name, a.ptr));
-        t.alloc(l.name, a.size, a.kind);
+        t.alloc(l.name, a.size, a.kind,
+                a.kind == trace::AllocKind::kDevice ? Processor::gpu(a.device) : Processor::none());
         live.add(l);
         ++stats.allocations;
         break;

@@ -41,7 +41,7 @@ ImportResult import_trace(const std::string& format, const std::string& input, c
               (result.inferred ? " (allocations inferred from address ranges)" : " (allocations from " +
                                                                                       options.allocs_file + ")"));
   gen::TraceEmitter emitter(out);
-  PageReducer reducer(emitter, map, options.strict);
+  PageReducer reducer(emitter, map, options.strict, options.gpu);
   parse(format, input, options, reducer);
   reducer.finish();
   result.stats = reducer.stats();

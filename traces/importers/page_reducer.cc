@@ -6,11 +6,12 @@
 
 namespace umsim::import {
 
-PageReducer::PageReducer(gen::TraceEmitter& out, const AddressMap& map, bool strict)
+PageReducer::PageReducer(gen::TraceEmitter& out, const AddressMap& map, bool strict, int gpu)
     : out_(out), map_(map), strict_(strict) {
   for (const Allocation& a : map_.allocations()) {
     out_.comment(fmt::format("{} at {:#x}", a.name, a.base));
-    out_.alloc(a.name, a.size, a.kind);
+    out_.alloc(a.name, a.size, a.kind,
+               a.kind == trace::AllocKind::kDevice ? trace::Processor::gpu(gpu) : trace::Processor::none());
     pages_.add(a.name, a.size);
   }
 }

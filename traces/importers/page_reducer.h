@@ -24,7 +24,8 @@ struct ReduceStats {
 class PageReducer : public ImportVisitor {
  public:
   // With `strict`, an access outside every allocation throws TraceError.
-  PageReducer(gen::TraceEmitter& out, const AddressMap& map, bool strict);
+  // Device allocations are placed on GPU `gpu`.
+  PageReducer(gen::TraceEmitter& out, const AddressMap& map, bool strict, int gpu = 0);
   void kernel_begin(std::string_view name, int gpu, trace::StreamId stream) override;
   void kernel_end() override;
   void access(bool gpu, std::uint64_t address, std::uint64_t size, trace::AccessType type,
