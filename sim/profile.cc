@@ -107,6 +107,16 @@ class TableReader {
   }
   Bytes bytes(std::string_view key) { return bytes_of(required(key), path(key)); }
 
+  // Reports the first key not in `known` (before any missing key, so that a
+  // misspelt key is named as such).
+  void only(std::initializer_list<std::string_view> known) const {
+    for (auto&& [k, v] : table_) {
+      bool ok = false;
+      for (auto n : known) ok |= n == k.str();
+      if (!ok) throw ProfileError(fmt::format("{}:{}: unknown key '{}'", source_, k.source().begin.line, path(k.str())));
+    }
+  }
+
   // Every key of the table must have been read.
   void finish() const {
     for (auto&& [k, v] : table_) {
@@ -124,6 +134,7 @@ class TableReader {
 
 LinkProfile read_link(TableReader& parent, std::string_view key, const std::string& source) {
   TableReader t(parent.table(key), parent.path(key), source);
+  t.only({"latency", "curve", "peak_gbps", "atan_b_per_kib", "points"});
   LinkProfile link;
   link.latency_ns = t.duration("latency");
   const std::string curve = t.string("curve");
@@ -171,11 +182,13 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   HardwareProfile p;
   p.source = source;
   TableReader top(root, "", source);
+  top.only({"name", "description", "gpu", "copy_engines", "link", "faults", "cpu", "remote", "prefetch", "eviction", "host"});
   p.name = top.string("name");
   if (p.name.empty()) top.fail(top.required("name"), "'name' must not be empty");
   p.description = top.string("description");
   {
     TableReader t(top.table("gpu"), "gpu", source);
+    t.only({"count", "memory", "peer_access"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
@@ -184,6 +197,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("copy_engines"), "copy_engines", source);
+    t.only({"h2d", "d2h", "peer"});
     p.copy_engines_h2d = static_cast<int>(t.integer("h2d", 1, 64));
     p.copy_engines_d2h = static_cast<int>(t.integer("d2h", 1, 64));
     p.copy_engines_peer = static_cast<int>(t.integer("peer", 1, 64));
@@ -191,6 +205,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("link"), "link", source);
+    t.only({"host_to_gpu", "gpu_to_host", "gpu_to_gpu"});
     p.h2d = read_link(t, "host_to_gpu", source);
     p.d2h = read_link(t, "gpu_to_host", source);
     p.peer = read_link(t, "gpu_to_gpu", source);
@@ -198,6 +213,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("faults"), "faults", source);
+    t.only({"batch_size", "concurrency", "batch_cost", "va_block_cost", "page_cost"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -207,6 +223,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("cpu"), "cpu", source);
+    t.only({"fault_cost", "first_touch_cost", "page_access_cost"});
     p.cpu_fault_ns = t.duration("fault_cost");
     p.cpu_first_touch_ns = t.duration("first_touch_cost");
     p.cpu_access_ns = t.duration("page_access_cost");
@@ -214,22 +231,26 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("remote"), "remote", source);
+    t.only({"gpu_to_host_gbps", "gpu_to_gpu_gbps"});
     p.remote_gpu_to_host_gbps = t.positive_number("gpu_to_host_gbps");
     p.remote_gpu_to_peer_gbps = t.positive_number("gpu_to_gpu_gbps");
     t.finish();
   }
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
+    t.only({"va_block_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     t.finish();
   }
   {
     TableReader t(top.table("eviction"), "eviction", source);
+    t.only({"chunk_cost"});
     p.eviction_chunk_ns = t.duration("chunk_cost");
     t.finish();
   }
   {
     TableReader t(top.table("host"), "host", source);
+    t.only({"pinned_copy_gbps", "pageable_copy_gbps"});
     p.pinned_copy_gbps = t.positive_number("pinned_copy_gbps");
     p.pageable_copy_gbps = t.positive_number("pageable_copy_gbps");
     t.finish();

@@ -1,0 +1,40 @@
+#include "sim/progress_meter.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace umsim::sim {
+
+ProgressMeter::ProgressMeter(std::function<double()> fraction_done)
+    : fraction_done_(std::move(fraction_done)), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+ProgressMeter::~ProgressMeter() { finish(); }
+
+bool ProgressMeter::stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+void ProgressMeter::update(std::uint64_t events) {
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 0.2) return;
+  last_ = now;
+  const double f = fraction_done_ ? fraction_done_() : -1.0;
+  std::string line = fmt::format("\rreplaying: {:.1f} M events, {:.1f} M events/s", events / 1e6, events / 1e6 / elapsed);
+  if (f > 0.0 && f <= 1.0)
+    line += fmt::format(", {:.0f}% done, ETA {:.0f} s", f * 100, elapsed * (1.0 - f) / f);
+  line += "   ";
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void ProgressMeter::finish() {
+  if (!shown_) return;
+  std::fputs("\r\033[K", stderr);
+  std::fflush(stderr);
+  shown_ = false;
+}
+
+}  // namespace umsim::sim

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# End-to-end test of `umsim replay`, `umsim profiles` and `umsim demo`.
+set -uo pipefail
+umsim="$1"
+examples="$2"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect_ok() { "$@" >"$tmp/out" 2>"$tmp/err" || { fail "exit $? from: $*"; cat "$tmp/err"; }; }
+expect_error() {  # expect_error "message fragment" command...
+  local want="$1"; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err"; then fail "expected failure: $*"; return; fi
+  grep -qF -- "$want" "$tmp/err" || { fail "missing '$want' in error of: $*"; cat "$tmp/err"; }
+}
+
+# replay: summary table, JSON with resolved config, CSV series; byte-identical reruns.
+expect_ok "$umsim" replay "$examples/training_step.umt" --json "$tmp/a.json" --events "$tmp/a.csv" --check-invariants
+grep -q "^total " "$tmp/out" || fail "no total row in the summary"
+grep -q '"schema": "umsim-result-1"' "$tmp/a.json" || fail "no schema in JSON"
+grep -q '"profile_source"' "$tmp/a.json" || fail "no resolved profile in JSON"
+grep -q '"prefetch": {' "$tmp/a.json" || fail "no resolved policies in JSON"
+head -1 "$tmp/a.csv" | grep -q "^kind,name,gpu,start_ns,end_ns,time_ns" || fail "bad CSV header"
+grep -q "^kernel," "$tmp/a.csv" || fail "no kernel rows in CSV"
+expect_ok "$umsim" replay "$examples/training_step.umt" --json "$tmp/b.json" --events "$tmp/b.csv" --check-invariants -q
+cmp -s "$tmp/a.json" "$tmp/b.json" || fail "JSON differs between two runs"
+cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "CSV differs between two runs"
+[[ -s "$tmp/out" ]] && fail "--quiet printed something"
+
+# Options change the outcome as they should.
+expect_ok "$umsim" replay "$examples/training_step.umt" --gpu-mem 64MiB --evict lru --prefetch none --json "$tmp/c.json"
+grep -q '"gpu_memory_bytes": 67108864' "$tmp/c.json" || fail "--gpu-mem not in the resolved config"
+grep -q '"name": "lru"' "$tmp/c.json" || fail "--evict lru not in the resolved config"
+expect_ok "$umsim" replay "$examples/multi_gpu.umt" --gpus 2 --vendor amd-xnack-on
+expect_ok "$umsim" replay "$examples/cpu_gpu_cpu.umt" --vendor amd-xnack-off
+expect_ok "$umsim" replay "$examples/alloc_kinds.umt" --profile profiles/h200-pcie5.toml
+
+# Bad input: clear messages, non-zero exit.
+expect_error "has 1 GPU(s)" "$umsim" replay "$examples/multi_gpu.umt"
+expect_error "unknown profile 'nope'" "$umsim" replay "$examples/training_step.umt" --profile nope
+expect_error "unknown prefetch policy 'bogus'" "$umsim" replay "$examples/training_step.umt" --prefetch bogus
+expect_error "unknown vendor 'intel'" "$umsim" replay "$examples/training_step.umt" --vendor intel
+expect_error "--gpu-mem" "$umsim" replay "$examples/training_step.umt" --gpu-mem 12XB
+expect_error "cannot open" "$umsim" replay "$tmp/missing.umt"
+printf 'umsim-trace 1\nalloc w 4GiB device on=gpu0\n' >"$tmp/dev.umt"
+expect_error "dev.umt:2: device allocation 'w' needs 4GiB on gpu0, but gpu0 has 2MiB" "$umsim" replay "$tmp/dev.umt" --gpu-mem 2MiB
+printf 'name = "x"\n' >"$tmp/bad.toml"
+expect_error "bad.toml: missing key 'description'" "$umsim" replay "$examples/training_step.umt" --profile "$tmp/bad.toml"
+
+# profiles: the listing and a file argument.
+expect_ok "$umsim" profiles
+grep -q "^h200-pcie5 " "$tmp/out" || fail "h200-pcie5 not listed"
+expect_ok "$umsim" profiles --json h200-pcie5
+grep -q '"batch_size": 256' "$tmp/out" || fail "profiles --json lacks batch_size"
+printf 'bogus = 1\n' >"$tmp/bad2.toml"
+expect_error "bad2.toml:1: unknown key 'bogus'" "$umsim" profiles "$tmp/bad2.toml"
+
+# demo: all scenarios, and the prefetch hint removes every fault.
+expect_ok "$umsim" demo --size 256MiB
+for s in "no prefetcher" "driver prefetcher" "prefetch hint" "oversubscribed" "zero-copy"; do
+  grep -q "$s" "$tmp/out" || fail "demo lacks scenario '$s'"
+done
+grep "prefetch hint before kernels" "$tmp/out" | grep -Eq " 0 +0 " || fail "prefetch hint scenario still faults"
+expect_error "--size" "$umsim" demo --size 1MiB
+
+if ((failures)); then echo "$failures failure(s)"; exit 1; fi
+echo "all CLI checks passed"

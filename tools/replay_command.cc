@@ -1,0 +1,132 @@
+// `umsim replay TRACE`: replays a trace through the model and prints a summary;
+// --json writes the full result (with the resolved configuration), --events a
+// CSV series of kernels and phases.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+#include "sim/profile_lookup.h"
+#include "sim/progress_meter.h"
+#include "sim/summary_table.h"
+#include "tools/command.h"
+#include "tools/replay_setup.h"
+#include "traces/trace_reader.h"
+#include "traces/units.h"
+
+namespace umsim::cli {
+namespace {
+
+struct Options {
+  std::string trace;
+  std::string profile = sim::kDefaultProfile;
+  std::string gpu_mem;
+  int gpus = 0;
+  PolicyChoice policy;
+  std::string json;
+  std::string events;
+  bool check_invariants = false;
+  bool quiet = false;
+};
+
+// Bytes this process has read so far (Linux /proc/self/io), for progress.
+double bytes_read_so_far() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  double value = -1;
+  while (io >> key >> value)
+    if (key == "rchar:") return value;
+  return -1;
+}
+
+void run(const Options& o) {
+  sim::EngineOptions options;
+  options.profile = sim::load_profile(o.profile);
+  if (o.gpus) options.profile.gpus = o.gpus;  // range checked by CLI11
+  if (!o.gpu_mem.empty()) {
+    const auto parsed = trace::parse_bytes(o.gpu_mem);
+    if (!parsed.ok()) throw std::runtime_error("--gpu-mem: " + parsed.error);
+    if (parsed.value < (2u << 20)) throw std::runtime_error("--gpu-mem: must be at least 2MiB, got " + o.gpu_mem);
+    options.gpu_memory = parsed.value;
+  }
+  sim::EnginePolicies policies = make_policies(o.policy, &options.vendor);
+  options.check_invariants = o.check_invariants;
+  options.trace_name = o.trace;
+  const std::string path = o.trace;
+  options.reopen = [path] { return trace::open_trace(path); };
+
+  std::ofstream events;
+  if (!o.events.empty()) {
+    events.open(o.events, std::ios::binary);
+    if (!events) throw std::runtime_error(o.events + ": cannot open for writing");
+    options.events_csv = &events;
+  }
+  auto reader = trace::open_trace(o.trace);
+
+  std::unique_ptr<sim::ProgressMeter> progress;
+  if (!o.quiet && sim::ProgressMeter::stderr_is_terminal()) {
+    struct stat st {};
+    const double size = ::stat(o.trace.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : -1;
+    const double start = bytes_read_so_far();
+    progress = std::make_unique<sim::ProgressMeter>([size, start] {
+      const double now = bytes_read_so_far();
+      return size > 0 && start >= 0 && now >= 0 ? (now - start) / size : -1.0;
+    });
+    options.progress = [p = progress.get()](std::uint64_t n) { p->update(n); };
+  }
+  sim::Engine engine(std::move(options), std::move(policies));
+  const Result result = engine.run(*reader);
+  if (progress) progress->finish();
+
+  if (!o.json.empty()) {
+    std::ofstream out(o.json, std::ios::binary);
+    out << to_json(result).dump(2) << "\n";
+    if (!out) throw std::runtime_error(o.json + ": cannot write");
+  }
+  if (events.is_open()) {
+    events.flush();
+    if (!events) throw std::runtime_error(o.events + ": cannot write");
+  }
+  if (!o.quiet) {
+    const auto& cfg = result.config;
+    std::cout << fmt::format("{}: profile {}, vendor {}, GPU memory {}, prefetch {}, evict {}, migrate {}, thrashing {}\n",
+                             o.trace, cfg["profile"]["name"].get<std::string>(), cfg["vendor"]["name"].get<std::string>(),
+                             sim::format_size(cfg["options"]["gpu_memory_bytes"].get<std::uint64_t>()),
+                             cfg["policies"]["prefetch"]["name"].get<std::string>(),
+                             cfg["policies"]["evict"]["name"].get<std::string>(),
+                             cfg["policies"]["migrate"]["name"].get<std::string>(),
+                             cfg["policies"]["thrashing"]["name"].get<std::string>());
+    std::cout << sim::summary_table(result);
+  }
+}
+
+void setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("replay", "Replay a trace through the unified-memory model");
+  cmd->add_option("trace", o->trace, "trace file (.umt text or .umtb binary)")->required();
+  cmd->add_option("--profile", o->profile, "hardware profile name or .toml file (see `umsim profiles`)")
+      ->capture_default_str();
+  cmd->add_option("--gpu-mem", o->gpu_mem, "GPU memory per GPU, overriding the profile (e.g. 16GiB)");
+  cmd->add_option("--gpus", o->gpus, "number of GPUs, overriding the profile")->check(CLI::Range(1, 15));
+  cmd->add_option("--vendor", o->policy.vendor, "driver semantics and default policies: nvidia, amd-xnack-on, amd-xnack-off")
+      ->capture_default_str();
+  cmd->add_option("--prefetch", o->policy.prefetch, "prefetch policy spec, e.g. tree:threshold=51 (see `umsim policies`)");
+  cmd->add_option("--evict", o->policy.evict, "eviction policy spec, e.g. lru");
+  cmd->add_option("--migrate", o->policy.migrate, "migration policy spec");
+  cmd->add_option("--thrashing", o->policy.thrashing, "thrashing policy spec");
+  cmd->add_option("--json", o->json, "write the result (counters, per kernel / phase, resolved configuration) as JSON");
+  cmd->add_option("--events", o->events, "write a CSV series: one row per kernel and per phase");
+  cmd->add_flag("--check-invariants", o->check_invariants, "check the model's invariants after every event (slow)");
+  cmd->add_flag("--quiet,-q", o->quiet, "print nothing on success");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace
+
+UMSIM_REGISTER_COMMAND("replay", 20, setup);
+
+}  // namespace umsim::cli
