@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 
 #include "tests/traces/trace_test_util.h"
 #include "traces/binary_writer.h"
 #include "traces/byte_io.h"
+#include "traces/event_validation.h"
 #include "traces/text_writer.h"
 
 namespace umsim::trace {
@@ -254,6 +256,129 @@ TEST(BinaryWriter, CompressesLargeSequentialTraces) {
   const auto ev = events_of(decode(out));
   ASSERT_EQ(ev.size(), 100001u);
   EXPECT_EQ(ev[12345].event.offset, 12344ull * 4096);
+}
+
+// Random well-formed events (every kind, extreme values, awkward names) survive
+// both encodings unchanged.
+std::vector<Item> random_items(std::uint64_t seed, int count) {
+  std::mt19937_64 rng(seed);
+  const std::vector<std::string> names = {"A", "buf_0", "my buffer", "q\"uote", "back\\slash", "x+y=z", "#hash",
+                                          "k<int>(float*)", "\xc3\xa9t\xc3\xa9", std::string(300, 'n')};
+  auto pick = [&](std::uint64_t n) { return rng() % n; };
+  auto big = [&]() -> std::uint64_t {
+    switch (pick(4)) {
+      case 0: return pick(16);
+      case 1: return pick(1 << 20);
+      case 2: return rng();
+      default: return pick(1024) * 4096;
+    }
+  };
+  auto processor = [&]() { return pick(3) == 0 ? Processor::cpu() : Processor::gpu(static_cast<int>(pick(32767))); };
+  std::vector<Item> items;
+  for (int i = 0; i < count; ++i) {
+    Item it;
+    if (pick(20) == 0) {
+      it.is_comment = true;
+      it.comment = pick(2) ? "note " + std::to_string(i) : "  indented # with hash";
+      items.push_back(it);
+      continue;
+    }
+    Event& e = it.event.event;
+    e.kind = static_cast<EventKind>(pick(kEventKindCount));
+    it.event.name = testing::has_name(e.kind) ? names[pick(names.size())] : "";
+    switch (e.kind) {
+      case EventKind::kAlloc:
+        e.op = static_cast<std::uint8_t>(pick(4));
+        e.length = big();
+        if (pick(2)) e.processor = processor();
+        break;
+      case EventKind::kKernelBegin:
+        e.processor = Processor::gpu(static_cast<int>(pick(32767)));
+        e.stream = static_cast<StreamId>(rng());
+        e.duration = big();
+        break;
+      case EventKind::kGpuAccess:
+      case EventKind::kCpuAccess:
+        e.op = static_cast<std::uint8_t>(pick(3));
+        e.offset = big();
+        e.length = big();
+        e.stride = pick(2) ? 0 : big();
+        e.count = 1 + static_cast<std::uint32_t>(pick(2) ? 0 : rng() % 0xfffffffe);
+        break;
+      case EventKind::kPrefetch:
+        e.offset = big();
+        e.length = big();
+        e.processor = processor();
+        e.stream = static_cast<StreamId>(pick(5));
+        break;
+      case EventKind::kAdvise:
+        e.op = static_cast<std::uint8_t>(pick(6));
+        e.offset = big();
+        e.length = big();
+        if (takes_processor(e)) e.processor = processor();
+        break;
+      case EventKind::kSync:
+        e.op = static_cast<std::uint8_t>(pick(3));
+        if (e.sync_scope() == SyncScope::kGpu) e.processor = Processor::gpu(static_cast<int>(pick(8)));
+        if (e.sync_scope() == SyncScope::kStream) e.stream = static_cast<StreamId>(rng());
+        break;
+      case EventKind::kEventRecord:
+      case EventKind::kEventWait:
+        e.stream = static_cast<StreamId>(rng());
+        break;
+      default:
+        break;
+    }
+    items.push_back(it);
+  }
+  return items;
+}
+
+TEST(RoundTripProperty, RandomEventsSurviveBothEncodings) {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const auto items = random_items(seed, 4000);
+    const auto expected = events_of(items);
+    const std::string text = encode(items, Encoding::kText);
+    const std::string binary = encode(items, Encoding::kBinary);
+    EXPECT_EQ(events_of(decode(text)), expected) << seed;
+    EXPECT_EQ(events_of(decode(binary)), expected) << seed;
+    std::string raw;
+    {
+      BinaryWriter writer(string_output(&raw), "<memory>", BinaryWriterOptions{.compress = false});
+      for (const auto& it : items) {
+        if (it.is_comment) writer.comment(it.comment);
+        else writer.write(it.event.event, it.event.name);
+      }
+      writer.finish();
+    }
+    EXPECT_EQ(events_of(decode(raw, 33)), expected) << seed;
+    // Comments come back in place, from either encoding.
+    const auto back = decode(binary);
+    ASSERT_EQ(back.size(), items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      ASSERT_EQ(back[i].is_comment, items[i].is_comment) << i;
+      if (items[i].is_comment) EXPECT_EQ(back[i].comment, items[i].comment);
+    }
+    EXPECT_EQ(encode(decode(text), Encoding::kText), text);
+  }
+}
+
+TEST(Writers, RefuseEventsTheyCannotStore) {
+  std::string out;
+  auto binary = create_trace_writer_to_string(&out, Encoding::kBinary);
+  auto text = create_trace_writer_to_string(&out, Encoding::kText);
+  Event kernel;
+  kernel.kind = EventKind::kKernelBegin;
+  kernel.processor = Processor::cpu();
+  EXPECT_THROW(binary->write(kernel, "k"), TraceError);
+  EXPECT_THROW(text->write(kernel, "k"), TraceError);
+  Event access;
+  access.kind = EventKind::kGpuAccess;
+  access.count = 0;
+  EXPECT_THROW(binary->write(access, "A"), TraceError);
+  access.count = 1;
+  EXPECT_THROW(binary->write(access, "bad\nname"), TraceError);
+  EXPECT_THROW(binary->write(access, ""), TraceError);
 }
 
 }  // namespace
