@@ -96,5 +96,17 @@ void BM_OversubscribedRandomWindow(benchmark::State& state) {
 }
 BENCHMARK(BM_OversubscribedRandomWindow)->Unit(benchmark::kMillisecond);
 
+// Random 64 KiB tiles of a 1 GiB buffer, each read page by page (16 events),
+// with 512 MiB of GPU memory (200% oversubscription): about half of all
+// accesses fault, and most fault batches evict.
+void BM_OversubscribedRandomTiles(benchmark::State& state) {
+  static const auto t = page_trace(1_GiB, false, [rng = std::mt19937_64(11), tile = std::uint64_t{0}](std::uint64_t i) mutable {
+    if (i % 16 == 0) tile = rng() % (1_GiB / 64_KiB);
+    return tile * 16 + i % 16;
+  });
+  run(state, t, 512_MiB);
+}
+BENCHMARK(BM_OversubscribedRandomTiles)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace umsim::sim

@@ -67,23 +67,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       grow_big_pages(tree, faulted, thrashing, leaves);
       PageWords seeds = faulted;
       seeds.clear(thrashing);
-      const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
-      bool reached_end = false;
-      seeds.for_each([&](std::uint32_t page) {
-        if (reached_end) return;  // the driver stops once a region reaches the block's end
-        std::uint32_t best_first = 0, best_end = 0;
-        for (std::uint32_t level = 0; level < levels; ++level) {
-          const std::uint32_t span = 1u << level;
-          const std::uint32_t first = page & ~(span - 1);
-          const std::uint32_t end = std::min(first + span, leaves);
-          if (tree.count(first, end) * 100 > (end - first) * threshold_) {
-            best_first = first;
-            best_end = end;
-          }
-        }
-        region.fill(best_first, best_end);
-        if (best_end == leaves) reached_end = true;
-      });
+      walk_tree(tree, seeds, leaves, region);
     }
     region.clear(faulted);
     region.clear(PageWords::of(r.excluded));
@@ -93,6 +77,45 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   }
 
  private:
+  // Step 4. The nodes of span >= big page above a page are shared by every page of its
+  // aligned big page, so the upper part of the walk is done once per big page; the
+  // lower levels only matter when no upper node qualifies.
+  void walk_tree(const PageWords& tree, const PageWords& seeds, std::uint32_t leaves, PageWords& region) const {
+    const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
+    const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
+    std::uint32_t last_big_page = ~0u;
+    bool stop = false;
+    seeds.for_each([&](std::uint32_t page) {
+      if (stop) return;  // the driver stops once a region reaches the block's end
+      const std::uint32_t big_page = page / big_page_pages_;
+      if (big_page == last_big_page) return;  // same upper walk, already filled
+      std::uint32_t best_first = 0, best_end = 0;
+      for (std::uint32_t level = levels; level-- > std::min(big_level, levels);) {
+        if (qualifies(tree, page, level, leaves, best_first, best_end)) break;
+      }
+      if (best_end != 0) {
+        last_big_page = big_page;
+      } else {
+        for (std::uint32_t level = std::min(big_level, levels); level-- > 0;)
+          if (qualifies(tree, page, level, leaves, best_first, best_end)) break;
+      }
+      region.fill(best_first, best_end);
+      if (best_end == leaves) stop = true;
+    });
+  }
+
+  // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).
+  bool qualifies(const PageWords& tree, std::uint32_t page, std::uint32_t level, std::uint32_t leaves,
+                 std::uint32_t& first, std::uint32_t& end) const {
+    const std::uint32_t span = 1u << level;
+    const std::uint32_t f = page & ~(span - 1);
+    const std::uint32_t e = std::min(f + span, leaves);
+    if (tree.count(f, e) * 100 <= (e - f) * threshold_) return false;
+    first = f;
+    end = e;
+    return true;
+  }
+
   // Step 3: fill each big page (and the tail past the last whole big page) that holds a
   // faulted page and no thrashing page.
   void grow_big_pages(PageWords& tree, const PageWords& faulted, const PageWords& thrashing,
@@ -101,7 +124,21 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     auto grow = [&](std::uint32_t first, std::uint32_t end) {
       if (first < end && faulted.any(first, end) && !thrashing.any(first, end)) tree.fill(first, end);
     };
-    for (std::uint32_t first = 0; first < whole_end; first += big_page_pages_) grow(first, first + big_page_pages_);
+    if (big_page_pages_ <= 64) {
+      // Big pages as lanes of each 64-bit word: no per-big-page range calls.
+      const std::uint64_t lane = big_page_pages_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << big_page_pages_) - 1;
+      for (std::uint32_t w = 0; w * 64 < whole_end; ++w) {
+        const std::uint64_t f = faulted.w[w];
+        if (f == 0) continue;
+        const std::uint32_t lanes_end = std::min<std::uint32_t>(64, whole_end - w * 64);
+        for (std::uint32_t shift = 0; shift < lanes_end; shift += big_page_pages_) {
+          const std::uint64_t m = lane << shift;
+          if ((f & m) && !(thrashing.w[w] & m)) tree.w[w] |= m;
+        }
+      }
+    } else {
+      for (std::uint32_t first = 0; first < whole_end; first += big_page_pages_) grow(first, first + big_page_pages_);
+    }
     grow(whole_end, leaves);
   }
 

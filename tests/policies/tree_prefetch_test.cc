@@ -123,6 +123,16 @@ TEST_F(TreePrefetchTest, ScatteredFaultsKeepTheirBigPages) {
   EXPECT_EQ(run(*tree, Request().fault({0, 64, 128, 192})), want);
 }
 
+// Example 12. Other big page sizes (the driver's 64 KiB is the default):
+// 128 KiB = 32 pages: fault 0 grows [0,32); span 32 full; span 64: 3200 > 3264 no -> [0,32).
+// 2 MiB: the whole block is grown, the root qualifies -> everything.
+// 4 KiB: no growth: only the faulted page, nothing qualifies above the leaf.
+TEST_F(TreePrefetchTest, BigPageSizeParameter) {
+  EXPECT_EQ(run(*make<sim::PrefetchPolicy>("tree:big_page=128KiB"), Request().fault({0})), range(1, 32));
+  EXPECT_EQ(run(*make<sim::PrefetchPolicy>("tree:big_page=2MiB"), Request().fault({0})), range(1, 512));
+  EXPECT_TRUE(run(*make<sim::PrefetchPolicy>("tree:big_page=4KiB"), Request().fault({0})).empty());
+}
+
 TEST_F(TreePrefetchTest, BadParametersFailWithTheReason) {
   EXPECT_THROW(make<sim::PrefetchPolicy>("tree:threshold=0"), PolicyError);
   EXPECT_THROW(make<sim::PrefetchPolicy>("tree:threshold=101"), PolicyError);

@@ -141,7 +141,7 @@ const Golden kGoldens[] = {
     {"gemm", "footprint=3MiB,tile=64,gpus=2,hints=advise", 1303, 3145728, 768, 37632, 64},
     {"bfs", "footprint=1MiB,iterations=1,seed=3", 182, 1063384, 249, 1249, 8},
     {"hashjoin", "footprint=1MiB,chunks=4,seed=5,gpus=2,hints=prefetch", 65, 1048432, 212, 715, 8},
-    {"training", "footprint=4MiB,layers=3,iterations=2,hints=all", 216, 4247552, 1037, 6368, 18},
+    {"training", "footprint=4MiB,layers=3,iterations=2,hints=all", 200, 4247552, 1037, 6368, 18},
     {"llm_decode", "footprint=2MiB,layers=2,iterations=4,prompt=16,batch=2,hints=advise", 159, 3055616, 746, 4648, 15},
     {"pipeline", "footprint=256KiB,iterations=5,slots=2,hints=prefetch", 68, 786432, 192, 960, 5},
     {"data_parallel", "footprint=4MiB,gpus=2,layers=2,iterations=1,hints=advise", 102, 4235264, 1034, 3478, 12},
