@@ -3,7 +3,8 @@
 //
 // Input: a first byte 'R' means "raw records": the rest is an uncompressed
 // record stream behind a valid header, so mutations reach the record decoder
-// directly. Anything else is a whole file (header, zstd) as open_trace sees it.
+// directly. Anything else is a whole file (header, zstd) as open_trace sees it
+// (which also detects text, so encoding detection is fuzzed here too).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,13 +34,15 @@ std::string raw_header() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace umsim::trace;
   std::string input(reinterpret_cast<const char*>(data), size);
-  if (!input.empty() && input[0] == 'R') {
-    static const std::string header = raw_header();
-    input = header + input.substr(1);
-  }
-  std::unique_ptr<BinaryReader> reader;
+  std::unique_ptr<TraceReader> reader;
   try {
-    reader = std::make_unique<BinaryReader>(memory_input(std::move(input)), "<fuzz>");
+    // Raw records go straight to the binary reader; whole files through open_trace's detection.
+    if (!input.empty() && input[0] == 'R') {
+      static const std::string header = raw_header();
+      reader = std::make_unique<BinaryReader>(memory_input(header + input.substr(1)), "<fuzz>");
+    } else {
+      reader = open_trace_from_memory(std::move(input), "<fuzz>");
+    }
   } catch (const TraceError&) {
     return 0;
   }
