@@ -12,8 +12,10 @@
 //   none        no hints;
 //   prefetch    the batch and all weights are prefetched to the GPU on a copy
 //               stream before forward; the compute stream waits on an event;
-//   accessed_by AccessedBy gpu0 on activations, input and gradients set at the
-//               start of backward and unset after the optimizer step;
+//   accessed_by AccessedBy gpu0 on the input batch, activations and gradients,
+//               set at the first backward pass and kept (unset after the
+//               loop): pages the CPU pulls back (the next batch) stay mapped
+//               for the GPU, which reads them remotely instead of faulting;
 //   read_mostly weights advised ReadMostly once (the optimizer's writes then
 //               collapse the read copies every step);
 //   all         all three.
@@ -85,7 +87,7 @@ void run(const GenParams& p, TraceEmitter& t) {
     t.sync_stream(compute_stream);
     t.read_all("loss");  // the host logs the loss
     t.phase("backward");
-    if (accessed_by) {
+    if (accessed_by && it == 0) {
       t.advise_all("input", Advice::kSetAccessedBy, gpu0);
       t.advise_all("dact", Advice::kSetAccessedBy, gpu0);
       for (int l = 0; l < layers; ++l) {
@@ -123,13 +125,13 @@ void run(const GenParams& p, TraceEmitter& t) {
         t.write_all(layer_name("w", l));
       }
     }
-    if (accessed_by) {
-      t.advise_all("input", Advice::kUnsetAccessedBy, gpu0);
-      t.advise_all("dact", Advice::kUnsetAccessedBy, gpu0);
-      for (int l = 0; l < layers; ++l) {
-        t.advise_all(layer_name("act", l), Advice::kUnsetAccessedBy, gpu0);
-        t.advise_all(layer_name("g", l), Advice::kUnsetAccessedBy, gpu0);
-      }
+  }
+  if (accessed_by) {
+    t.advise_all("input", Advice::kUnsetAccessedBy, gpu0);
+    t.advise_all("dact", Advice::kUnsetAccessedBy, gpu0);
+    for (int l = 0; l < layers; ++l) {
+      t.advise_all(layer_name("act", l), Advice::kUnsetAccessedBy, gpu0);
+      t.advise_all(layer_name("g", l), Advice::kUnsetAccessedBy, gpu0);
     }
   }
   t.free("input");
@@ -146,7 +148,7 @@ UMSIM_REGISTER_GENERATOR("training",
                            {"layers", ParamType::kInt, "8", "network depth"},
                            {"activation_ratio", ParamType::kDouble, "1.0", "activation bytes per weight byte"},
                            hints_param("none | prefetch (batch + weights before forward) | accessed_by (AccessedBy "
-                                       "gpu0 during backward) | read_mostly (weights ReadMostly) | all"),
+                                       "gpu0 from the first backward on) | read_mostly (weights ReadMostly) | all"),
                            {"optimizer", ParamType::kString, "gpu", "where the optimizer step runs: gpu | cpu"},
                            compute_param("100us")}),
                          run);
