@@ -190,6 +190,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
   kernel_counters_.gpu_fault_pages += unique;
 
   PageMask migrate, duplicate, remote;
+  std::uint32_t moving = 0;  // faulted pages that migrate or duplicate to the requester
   // Pages placed elsewhere and mapped remotely by the requester: elsewhere_[destination code].
   PageMask* const elsewhere = elsewhere_;
   ProcessorMask elsewhere_used = 0;
@@ -205,18 +206,21 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
       case Placement::kDuplicate:
         if (d.destination == requester && st.copies) {
           duplicate.set(i);
+          ++moving;
           break;
         }
         [[fallthrough]];
       case Placement::kMigrate:
         if (d.destination == requester) {
           migrate.set(i);
+          ++moving;
           break;
         }
         [[fallthrough]];
       case Placement::kMapRemote:
         if (d.destination == requester || !accessible(requester, d.destination)) {
           migrate.set(i);
+          ++moving;
           break;
         }
         if (!(elsewhere_used & processor_bit(d.destination))) elsewhere[d.destination.code].reset();
@@ -240,8 +244,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
   }
   // The prefetch policy runs only when every faulted page goes to one processor.
   PageMask policy_pages;
-  if (faulted_moving.any()) {
-    const auto moved = static_cast<std::uint32_t>(faulted_moving.count());
+  if (moving) {
+    const std::uint32_t moved = moving;
     if (bs.last_destination == requester.code) bs.fault_migrations += moved;
     else bs.fault_migrations = moved, bs.last_destination = requester.code;
     if (prefetch_ && elsewhere_used == 0) {
@@ -258,7 +262,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
     }
 
   Bytes prefetched = 0;
-  if (policy_pages.any()) {
+  const bool any_policy_pages = prefetch_ && policy_pages.any();
+  if (any_policy_pages) {
     for (std::size_t i = policy_pages._Find_first(); i < kPagesPerBlock; i = policy_pages._Find_next(i))
       if (a.pages[base + i].copies && !(a.pages[base + i].copies & rbit)) prefetched += kPageSize;
   }
@@ -269,7 +274,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
     now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);
   }
   // The replayed accesses to remotely placed pages go over the new mappings.
-  for (std::size_t i = remote._Find_first(); i < kPagesPerBlock; i = remote._Find_next(i)) {
+  for (std::size_t i = elsewhere_used ? remote._Find_first() : kPagesPerBlock; i < kPagesPerBlock;
+       i = remote._Find_next(i)) {
     PageState& st = a.pages[base + i];
     st.mapped |= rbit;
     ++kernel_counters_.remote_accesses;
@@ -278,7 +284,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
   }
   kernel_counters_.bytes_prefetched += prefetched;
   notify_thrashing(slot, block, faulted_moving, from, requester, MigrationCause::kFault, requester, now);
-  notify_thrashing(slot, block, policy_pages, from, requester, MigrationCause::kPrefetchPolicy, requester, now);
+  if (any_policy_pages)
+    notify_thrashing(slot, block, policy_pages, from, requester, MigrationCause::kPrefetchPolicy, requester, now);
 }
 
 }  // namespace umsim::sim
