@@ -1,5 +1,6 @@
 // `umsim trace gen NAME [--param k=v ...] -o OUT` and `umsim trace gen --list`:
 // synthesise a workload trace with one of the registered generators.
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -41,11 +42,19 @@ int run_gen(const GenOptions& o) {
   const trace::Encoding encoding = o.encoding == "auto"   ? trace::encoding_for_path(o.output)
                                    : o.encoding == "text" ? trace::Encoding::kText
                                                           : trace::Encoding::kBinary;
-  auto writer = trace::create_trace_writer(o.output, encoding);
-  gen::SummaryWriter summary(writer.get());
-  gen::generate(o.name, overrides, summary);
-  summary.finish();
-  std::cout << o.name << " -> " << o.output << ": " << summary.summary().to_string() << "\n";
+  gen::TraceSummary summary;
+  try {
+    auto writer = trace::create_trace_writer(o.output, encoding);
+    gen::SummaryWriter counting(writer.get());
+    gen::generate(o.name, overrides, counting);
+    counting.finish();
+    summary = counting.summary();
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(o.output, ignored);  // never leave a half-written trace behind
+    throw;
+  }
+  std::cout << o.name << " -> " << o.output << ": " << summary.to_string() << "\n";
   return 0;
 }
 
