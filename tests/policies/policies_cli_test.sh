@@ -3,6 +3,7 @@
 # and rejects an unknown kind with the list of kinds.
 set -u
 UMSIM="$1"
+TRACE="$2"  # a small example trace
 fail() { echo "FAIL: $*"; exit 1; }
 
 out="$("$UMSIM" policies)" || fail "umsim policies exited $?"
@@ -26,4 +27,18 @@ status=$?
 [ "$status" -eq 1 ] || fail "unknown kind exited $status, expected 1"
 grep -q "unknown policy kind 'nope' (known: prefetch, evict, migrate, thrashing, vendor)" <<<"$err" ||
   fail "unexpected message: $err"
+
+# Policy specs on `umsim replay`: resolved once, listed in the summary; mistakes list what exists.
+out="$("$UMSIM" replay "$TRACE" --vendor nvidia --evict lru:granularity=64KiB --gpu-mem 96MiB 2>&1)" ||
+  fail "replay with policies exited $?: $out"
+grep -q "prefetch tree, evict lru, migrate driver, thrashing driver" <<<"$out" || fail "unexpected summary: $out"
+err="$("$UMSIM" replay "$TRACE" --prefetch tree:thresh=3 2>&1)"
+status=$?
+[ "$status" -eq 1 ] || fail "bad parameter exited $status, expected 1"
+grep -q "unknown parameter 'thresh' (parameters: threshold, min_faults, big_page)" <<<"$err" || fail "message: $err"
+err="$("$UMSIM" replay "$TRACE" --evict lru2 2>&1)"
+grep -q "unknown evict policy 'lru2' (known: belady, clock, fifo, lfu, lru, random, tree-preevict)" <<<"$err" ||
+  fail "message: $err"
+err="$("$UMSIM" replay "$TRACE" --vendor intel 2>&1)"
+grep -q "intel" <<<"$err" && grep -q "nvidia, amd-xnack-on, amd-xnack-off" <<<"$err" || fail "message: $err"
 echo PASS
