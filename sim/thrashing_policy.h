@@ -32,6 +32,9 @@ struct ThrashingResponse {
   Processor pin_to;        // kPin: where the pages stay
   Nanos throttle_ns = 0;   // kThrottle: how long the requester is held back
   Nanos until = 0;         // kPin / kMapRemote: when the response expires
+  // Pages that crossed the detection threshold with this migration: the driver's
+  // thrashing events (one per page and detection, as CUPTI reports them).
+  PageMask detected;
 };
 
 class ThrashingPolicy : public PolicyHooks {

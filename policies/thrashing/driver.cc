@@ -117,8 +117,11 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     // The driver's decision for the requester, from the state before this migration.
     sim::ThrashingResponse response = decide(b, n, moved);
 
+    const sim::PageMask before = b.thrashing;
     detect(b, n, moved, stamp);
-    if (response.action == sim::ThrashingAction::kNone) response.thrashing = n.pages & b.thrashing;
+    response.detected = b.thrashing & ~before;
+    // With no action, report only the pages that became thrashing now (the engine counts them).
+    if (response.action == sim::ThrashingAction::kNone) response.thrashing = response.detected;
     return response;
   }
 

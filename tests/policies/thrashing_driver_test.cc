@@ -58,8 +58,11 @@ TEST(DriverThrashing, DetectThrottleThenPin) {
   p->on_allocation_created(0, 512);
   const auto r = ping_pong(*p, 13);
   for (int i : {0, 1, 2, 3, 4, 5, 7, 9, 10}) EXPECT_EQ(r[i].action, ThrashingAction::kNone) << "t=" << i * 100;
-  EXPECT_TRUE(r[3].thrashing.none());
-  EXPECT_TRUE(r[4].thrashing.test(0));  // detected at the third event
+  EXPECT_TRUE(r[3].detected.none());
+  EXPECT_TRUE(r[4].detected.test(0));  // detected at the third event, reported once
+  EXPECT_TRUE(r[4].thrashing.test(0));
+  EXPECT_TRUE(r[5].detected.none());
+  EXPECT_TRUE(r[5].thrashing.none());  // no action, nothing new
   EXPECT_EQ(r[6].action, ThrashingAction::kThrottle);
   EXPECT_EQ(r[6].throttle_ns, 400 * kUs);
   EXPECT_EQ(r[8].action, ThrashingAction::kThrottle);
@@ -144,9 +147,9 @@ TEST(DriverThrashing, EpochResetsTheBlock) {
 TEST(DriverThrashing, PerPageState) {
   auto p = make<sim::ThrashingPolicy>("driver");
   ping_pong(*p, 5);
-  const auto r = p->on_migration(move(pages({0, 7}), kGpu, kCpu, 500 * kUs));
-  EXPECT_TRUE(r.thrashing.test(0));
-  EXPECT_FALSE(r.thrashing.test(7));
+  p->on_migration(move(pages({0, 7}), kGpu, kCpu, 500 * kUs));
+  EXPECT_TRUE(thrashing_now(*p).test(0));
+  EXPECT_FALSE(thrashing_now(*p).test(7));  // migrated once only
   EXPECT_THROW(make<sim::ThrashingPolicy>("driver:threshold=8"), PolicyError);
   EXPECT_THROW(make<sim::ThrashingPolicy>("driver:nap=0"), PolicyError);
 }
