@@ -151,5 +151,20 @@ TEST(PolicyEngine, FifoEvictsByAllocationLruByUse) {
   EXPECT_EQ(lru.total.evictions, 1u);   // B for C
 }
 
+// The registered `fifo` is the driver's order, as the engine's built-in default:
+// identical results on a trace with evictions, prefetching and thrashing.
+TEST(PolicyEngine, FifoMatchesTheEnginesBuiltInDefault) {
+  std::string trace = "umsim-trace 1\nalloc x 12MiB managed\ncpu w x len=12MiB\n";
+  for (int pass = 0; pass < 3; ++pass) {
+    trace += "kernel scan gpu=0 compute=5us\n  r x len=12MiB stride=16KiB\nend\nsync gpu=0\n";
+    trace += "kernel back gpu=0 compute=5us\n  r x+8MiB len=4MiB\n  r x len=2MiB\nend\nsync gpu=0\n";
+  }
+  const sim::Bytes mem = 6 * 1024 * 1024;
+  const Result builtin = run(trace, "nvidia", {"tree", "", "driver", "driver"}, mem);
+  const Result fifo = run(trace, "nvidia", {"tree", "fifo", "driver", "driver"}, mem);
+  EXPECT_GT(fifo.total.evictions, 0u);
+  EXPECT_EQ(to_json(fifo.total), to_json(builtin.total));
+}
+
 }  // namespace
 }  // namespace umsim::policies

@@ -23,7 +23,8 @@ Result replay(const std::string& trace_text, const Combo& combo, const ReplayOpt
   o.reopen = [trace_text, name = options.trace_name] { return trace::open_trace_from_memory(trace_text, name); };
   sim::EnginePolicies p;
   p.prefetch = Registry<sim::PrefetchPolicy>::instance().create(combo.specs.prefetch);
-  p.eviction = Registry<sim::EvictionPolicy>::instance().create(combo.specs.evict);
+  // An empty eviction spec leaves the engine's built-in FIFO in place.
+  if (!combo.specs.evict.empty()) p.eviction = Registry<sim::EvictionPolicy>::instance().create(combo.specs.evict);
   p.migration = Registry<sim::MigrationPolicy>::instance().create(combo.specs.migrate);
   p.thrashing = Registry<sim::ThrashingPolicy>::instance().create(combo.specs.thrashing);
   sim::Engine engine(std::move(o), std::move(p));
