@@ -1,6 +1,6 @@
 // `umsim trace gen NAME [--param k=v ...] -o OUT` and `umsim trace gen --list`:
 // synthesise a workload trace with one of the registered generators.
-#include <filesystem>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -38,22 +38,10 @@ int run_gen(const GenOptions& o) {
   if (o.name.empty()) throw std::runtime_error("trace gen: a generator NAME is required (see --list)");
   if (o.output.empty()) throw std::runtime_error("trace gen: an output file is required (-o OUT)");
   const std::string overrides = join_params(o.params);
-  gen::resolve_params(o.name, overrides);  // bad names and parameters fail before any file is created
-  const trace::Encoding encoding = o.encoding == "auto"   ? trace::encoding_for_path(o.output)
-                                   : o.encoding == "text" ? trace::Encoding::kText
-                                                          : trace::Encoding::kBinary;
-  gen::TraceSummary summary;
-  try {
-    auto writer = trace::create_trace_writer(o.output, encoding);
-    gen::SummaryWriter counting(writer.get());
-    gen::generate(o.name, overrides, counting);
-    counting.finish();
-    summary = counting.summary();
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(o.output, ignored);  // never leave a half-written trace behind
-    throw;
-  }
+  std::optional<trace::Encoding> encoding;  // auto: by extension
+  if (o.encoding == "text") encoding = trace::Encoding::kText;
+  if (o.encoding == "binary") encoding = trace::Encoding::kBinary;
+  const gen::TraceSummary summary = gen::generate_file(o.name, overrides, o.output, encoding);
   std::cout << o.name << " -> " << o.output << ": " << summary.to_string() << "\n";
   return 0;
 }

@@ -17,14 +17,14 @@ namespace {
 std::string generate_text(const std::string& name, const std::string& params) {
   std::string text;
   auto writer = trace::create_trace_writer_to_string(&text, trace::Encoding::kText);
-  umsim::gen::generate(name, params, *writer);
+  umsim::gen::generate_trace(name, params, *writer);
   writer->finish();
   return text;
 }
 
 TraceSummary summarize(const std::string& name, const std::string& params) {
   SummaryWriter s;
-  umsim::gen::generate(name, params, s);
+  umsim::gen::generate_trace(name, params, s);
   return s.summary();
 }
 

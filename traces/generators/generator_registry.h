@@ -11,12 +11,14 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "policies/registry.h"
 #include "traces/generators/trace_emitter.h"
+#include "traces/generators/trace_summary.h"
 #include "traces/trace_writer.h"
 
 namespace umsim::gen {
@@ -54,7 +56,14 @@ GenParams resolve_params(std::string_view generator, std::string_view overrides)
 
 // Runs generator `name` with `overrides` ("k=v,k=v"), streaming into `out`.
 // Writes a header comment with the resolved parameters; does not call finish().
-void generate(std::string_view name, std::string_view overrides, trace::TraceWriter& out);
+void generate_trace(std::string_view name, std::string_view overrides, trace::TraceWriter& out);
+
+// Runs generator `name` into the file `path` (in `encoding`; by default as the
+// extension says: ".umtb" binary, otherwise text) and returns its summary. Bad names or parameters fail before the file is
+// created; on any error the partial file is removed. The C++ entry point for
+// `umsim demo` and other tools.
+TraceSummary generate_file(std::string_view name, std::string_view overrides, const std::string& path,
+                           std::optional<trace::Encoding> encoding = std::nullopt);
 
 // A human-readable listing: every generator, its doc and parameters with defaults.
 std::string list_generators();
