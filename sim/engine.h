@@ -142,6 +142,7 @@ class Engine {
   void check_range(const Allocation& a, const trace::Event& e) const;
   int checked_gpu(Processor p, const char* what) const;
   Counters& counters() { return kernel_.open ? kernel_counters_ : phase_.result.counters; }
+  Nanos current_time() const { return kernel_.open ? kernel_.now : host_now_; }
   nlohmann::ordered_json resolved_config() const;
 
   // gpu_access.cc: the hot path and the fault buffer

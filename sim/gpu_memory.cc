@@ -20,6 +20,7 @@ std::uint32_t GpuMemory::take(AllocSlot alloc, std::uint64_t first_page, bool pi
   c.allocated = true;
   c.pinned = pinned;
   c.busy = false;
+  c.fresh = true;
   ++allocated_;
   if (pinned) ++pinned_;
   return slot;

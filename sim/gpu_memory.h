@@ -22,6 +22,7 @@ struct PhysicalChunk
   bool allocated = false;
   bool pinned = false;           // device allocations: never evicted
   bool busy = false;             // being filled by the current operation
+  bool fresh = false;            // allocated and not yet given its first page
 };
 
 class GpuMemory {

@@ -49,8 +49,7 @@ void Engine::check_allocation(AllocSlot slot, const Allocation& a) const {
       const std::uint32_t s = a.chunk_slot[g][r];
       if (s == kNoSlot) continue;
       const PhysicalChunk& c = gpus_[g].memory.chunk(s);
-      if (!c.allocated || c.alloc != slot || c.resident != resident[r] || c.resident_pages.count() != resident[r] ||
-          (resident[r] == 0 && !c.pinned))
+      if (!c.allocated || c.alloc != slot || c.resident != resident[r] || c.resident_pages.count() != resident[r])
         throw InvariantViolation(fmt::format("'{}' chunk region {} on gpu{}: chunk {} records {} resident pages, pages say {}",
                                              a.name, r, g, s, c.resident, resident[r]));
     }

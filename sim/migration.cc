@@ -91,14 +91,16 @@ void Engine::drop_copy(Allocation& a, std::uint64_t page, Processor p) {
   const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(g)][page >> chunk_shift_];
   PhysicalChunk& c = gpus_[static_cast<std::size_t>(g)].memory.chunk(s);
   c.resident_pages.reset(page - c.first_page);
-  if (--c.resident == 0 && !c.busy) release_chunk(g, s);  // the driver frees emptied chunks
+  // An emptied chunk stays with its block ("unused" in the driver) until it is
+  // evicted, which then costs no write-back.
+  if (--c.resident == 0 && !c.pinned)
+    eviction_->on_chunk_residency_changed(ChunkInfo{g, s, c.alloc, c.first_page}, false, current_time());
 }
 
 void Engine::clear_busy_chunks() {
   for (const auto& [g, s] : busy_chunks_) {
     PhysicalChunk& c = gpus_[static_cast<std::size_t>(g)].memory.chunk(s);
     c.busy = false;
-    if (c.allocated && c.resident == 0 && !c.pinned) release_chunk(g, s);
   }
   busy_chunks_.clear();
 }
@@ -152,12 +154,14 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
     st.flags &= static_cast<std::uint8_t>(~kPinned);
   }
   if (run) add_copy(evict_batches_, g, Processor::cpu(), run);
-  Counters& cnt = counters();
-  Bytes written = 0;
-  now += profile_.eviction_chunk_ns;
-  now = issue_copies(evict_batches_, now, &written);
-  ++cnt.evictions;
-  cnt.bytes_evicted += written;
+  if (c.resident) {
+    Counters& cnt = counters();
+    Bytes written = 0;
+    now += profile_.eviction_chunk_ns;
+    now = issue_copies(evict_batches_, now, &written);
+    ++cnt.evictions;
+    cnt.bytes_evicted += written;
+  }
   c.resident = 0;
   release_chunk(gpu, victim);
 }
@@ -204,7 +208,9 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
     st.mapped = mappings_for(a, st);
     if (chunk != kNoSlot) {
       PhysicalChunk& c = gpus_[static_cast<std::size_t>(dest.gpu_index())].memory.chunk(chunk);
-      ++c.resident;
+      if (c.resident++ == 0 && !c.fresh)
+        eviction_->on_chunk_residency_changed(ChunkInfo{dest.gpu_index(), chunk, slot, c.first_page}, true, t);
+      c.fresh = false;
       c.resident_pages.set(page - c.first_page);
     }
   }
