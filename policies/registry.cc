@@ -1,5 +1,7 @@
 #include "policies/registry.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 #include "traces/units.h"
@@ -23,6 +25,9 @@ namespace {
 // Parses `text` as `type`; returns an error message or "".
 std::string parse_value(ParamType type, const std::string& text, std::int64_t& i, double& d, std::uint64_t& u,
                         bool& b) {
+  if (type != ParamType::kString && !text.empty() && (std::isspace(static_cast<unsigned char>(text.front())) ||
+                                                      std::isspace(static_cast<unsigned char>(text.back()))))
+    return std::string("unexpected space in '") + text + "'";
   switch (type) {
     case ParamType::kInt: {
       if (text.empty()) return "expected an integer";
@@ -80,6 +85,8 @@ Params::Params(std::string_view policy, const std::vector<ParamSpec>& specs, std
     const auto comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    if (comma != std::string_view::npos && rest.empty())
+      throw PolicyError(policy_ + ": expected key=value after the last ',' in '" + std::string(overrides) + "'");
     const auto eq = item.find('=');
     if (eq == std::string_view::npos)
       throw PolicyError(policy_ + ": expected key=value, got '" + std::string(item) + "'");

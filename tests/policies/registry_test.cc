@@ -90,6 +90,18 @@ TEST(Registry, BadValuesSayWhatWasExpected) {
             "thrashing policy 'driver': response must be auto, throttle, pin or map-remote, got 'panic'");
 }
 
+// Malformed specs always end in a PolicyError with a message, never a crash or a silent default.
+TEST(Registry, MalformedSpecsFailCleanly) {
+  for (const char* spec : {"", ":", "tree:,", "tree:=5", "tree:threshold=", "tree::threshold=5", "tree:threshold=5,",
+                           "tree:threshold=99999999999999999999", "tree:threshold=1e3", "tree:threshold= 5",
+                           "tree:big_page=-1KiB", "tree:min_faults=-1", "tree:threshold=51,,min_faults=1"}) {
+    const std::string e = error_of<sim::PrefetchPolicy>(spec);
+    EXPECT_NE(e, "(no error)") << "'" << spec << "' was accepted";
+    EXPECT_FALSE(e.empty()) << spec;
+  }
+  EXPECT_EQ(error_of<sim::PrefetchPolicy>("tree:"), "(no error)");  // no overrides: the defaults
+}
+
 TEST(Registry, ParamsRejectReadsOfTheWrongType) {
   const std::vector<ParamSpec> specs = {{"n", ParamType::kInt, "3", ""}};
   Params p("test policy", specs, "");
