@@ -221,8 +221,8 @@ struct Fields {
 #define UMSIM_PARSE_FIELDS(t, first, keyword, fields, ...)                                            \
   do {                                                                                                \
     static constexpr std::string_view kKeys[] = {__VA_ARGS__};                                        \
-    for (std::size_t i = (first); i < (t).size; ++i) {                                                \
-      const std::string_view tok = (t).tok[i];                                                        \
+    for (std::size_t fi = (first); fi < (t).size; ++fi) {                                             \
+      const std::string_view tok = (t).tok[fi];                                                       \
       const std::size_t eq = tok.find('=');                                                           \
       std::size_t k = 0;                                                                              \
       if (eq != std::string_view::npos)                                                               \
