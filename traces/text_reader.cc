@@ -59,7 +59,7 @@ TextReader::TextReader(std::unique_ptr<ByteInput> in, std::string source)
   const ParsedNumber version = parse_unsigned(rest);
   if (!version.ok()) fail("bad version in header: " + version.error);
   if (version.value != 1)
-    fail("unsupported text trace version " + std::string(rest) + " (this reader supports version 1)");
+    fail("unsupported text trace version " + shorten(rest) + " (this reader supports version 1)");
 }
 
 void TextReader::fail(const std::string& message) const {
