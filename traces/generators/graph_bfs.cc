@@ -3,8 +3,9 @@
 // frontier queues. Out-degrees follow a Pareto law (exponent `alpha`);
 // neighbours are drawn with a bias towards a few hub vertices, scattered over
 // the id space, so accesses to `dist` are irregular. The graph is virtual:
-// vertex v's degree and neighbours are hashes of (seed, v, i), and only every
-// 64th row offset is stored, so generating needs O(V/8) bytes, not the graph.
+// vertex v's degree and neighbours are hashes of (seed, v, i); only degrees
+// (2 bytes each) and every 64th row offset are stored, so generating needs
+// about 2.2 bytes per vertex, not the graph.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -23,12 +24,14 @@ class PowerLawGraph {
       : seed_(seed), v_(vertices), alpha_(alpha) {
     // Pareto mean = dmin * (alpha - 1) / (alpha - 2).
     dmin_ = std::max(1.0, avg_degree * (alpha - 2) / (alpha - 1));
-    max_degree_ = std::min<std::uint64_t>(v_ - 1, 1u << 16);
+    max_degree_ = std::min<std::uint64_t>(v_ - 1, 0xffff);
     block_offset_.resize(v_ / 64 + 2);
+    degree_.resize(v_);
     std::uint64_t off = 0;
     for (std::uint64_t v = 0; v < v_; ++v) {
       if (v % 64 == 0) block_offset_[v / 64] = off;
-      off += degree(v);
+      degree_[v] = static_cast<std::uint16_t>(draw_degree(v));
+      off += degree_[v];
     }
     edges_ = off;
     // Multiplier coprime with V: a bijection that scatters hub ranks over ids.
@@ -37,7 +40,8 @@ class PowerLawGraph {
   }
   std::uint64_t vertices() const { return v_; }
   std::uint64_t edges() const { return edges_; }
-  std::uint64_t degree(std::uint64_t v) const {
+  std::uint64_t degree(std::uint64_t v) const { return degree_[v]; }
+  std::uint64_t draw_degree(std::uint64_t v) const {
     const double u = 1.0 - to_unit(hash3(seed_, v, 0));  // (0, 1]
     const double d = dmin_ * std::pow(u, -1.0 / (alpha_ - 1));
     return std::min<std::uint64_t>(max_degree_, static_cast<std::uint64_t>(d));
@@ -58,6 +62,7 @@ class PowerLawGraph {
   double alpha_, dmin_ = 1;
   std::uint64_t max_degree_ = 1, edges_ = 0, scatter_ = 1;
   std::vector<std::uint64_t> block_offset_;
+  std::vector<std::uint16_t> degree_;
 };
 
 void run(const GenParams& p, TraceEmitter& t) {
