@@ -20,7 +20,6 @@ inline constexpr std::uint8_t kTagNameDef = 12;
 inline constexpr std::uint8_t kTagComment = 13;
 inline constexpr std::uint8_t kTagEndOfTrace = 15;
 
-inline constexpr std::size_t kMaxCommentBytes = 1 << 20;
 // The longest event record: a tag and five 10-byte varints (an access).
 inline constexpr std::size_t kMaxEventRecordBytes = 1 + 5 * 10;
 

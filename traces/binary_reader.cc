@@ -16,7 +16,7 @@ constexpr std::size_t kBufferBytes = 4 << 20;
 constexpr std::size_t kPadBytes = 64;
 static_assert(kPadBytes > binary::kMaxEventRecordBytes);
 // Name and comment records must fit in the buffer whole.
-static_assert(kBufferBytes > binary::kMaxCommentBytes + 16);
+static_assert(kBufferBytes > kMaxCommentBytes + 16);
 constexpr std::uint64_t kMaxProcessorField = std::numeric_limits<std::int16_t>::max() + 1ull;
 constexpr std::uint64_t kMaxGpuIndex = std::numeric_limits<std::int16_t>::max() - 1ull;
 
@@ -185,7 +185,7 @@ void BinaryReader::read_bytes_record(std::uint8_t tag, std::size_t batch_index) 
   const std::size_t header = p - (buf_.data() + pos_);
   if (header > end_ - pos_) fail_at(at, "truncated record at the end of the stream");
   const bool is_name = tag == binary::kTagNameDef;
-  const std::uint64_t limit = is_name ? kMaxNameLength : binary::kMaxCommentBytes;
+  const std::uint64_t limit = is_name ? kMaxNameLength : kMaxCommentBytes;
   if (length > limit)
     fail_at(at, std::string(is_name ? "name" : "comment") + " of " + std::to_string(length) +
                     " bytes is too long (at most " + std::to_string(limit) + ")");

@@ -153,6 +153,9 @@ void TextWriter::comment(std::string_view text) {
     const std::size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     while (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // the reader drops them too
+    if (line.size() > kMaxCommentBytes)
+      throw TraceError(target_ + ": comment line of " + std::to_string(line.size()) + " bytes is longer than " +
+                       std::to_string(kMaxCommentBytes));
     if (in_kernel_) buffer_ += "  ";
     buffer_ += '#';
     if (!line.empty()) {

@@ -8,6 +8,9 @@
 namespace umsim::trace {
 
 inline constexpr std::size_t kMaxNameLength = 4096;
+// The longest comment line; with its '# ' and indentation it fits the text
+// reader's 1 MiB line limit.
+inline constexpr std::size_t kMaxCommentBytes = (1 << 20) - 64;
 
 // Empty if `name` is acceptable, otherwise why not. Names are 1..4096 bytes
 // without control characters (they must fit on one text line).

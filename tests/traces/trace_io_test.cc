@@ -10,6 +10,7 @@
 #include "traces/byte_io.h"
 #include "traces/event_validation.h"
 #include "traces/text_writer.h"
+#include "traces/trace_names.h"
 
 namespace umsim::trace {
 namespace {
@@ -361,6 +362,70 @@ TEST(RoundTripProperty, RandomEventsSurviveBothEncodings) {
     }
     EXPECT_EQ(encode(decode(text), Encoding::kText), text);
   }
+}
+
+// Traces far larger than the decoders' buffers (1 MiB text chunks, 4 MiB of
+// decompressed records): records, long comments and late name definitions
+// straddle every refill boundary.
+TEST(RoundTripProperty, LargeTracesCrossBufferBoundaries) {
+  std::vector<Item> items;
+  std::mt19937_64 rng(99);
+  Event alloc;
+  alloc.kind = EventKind::kAlloc;
+  alloc.length = 1ull << 40;
+  for (int i = 0; i < 600000; ++i) {
+    Item it;
+    if (i % 100000 == 50000) {
+      it.is_comment = true;
+      it.comment = std::string(kMaxCommentBytes - (i % 7), static_cast<char>('a' + i % 26));
+    } else if (i % 1000 == 0) {
+      it.event.event = alloc;
+      it.event.name = "buffer_" + std::to_string(i / 1000);  // a new name definition every 1000 events
+    } else {
+      Event& e = it.event.event;
+      e.kind = EventKind::kGpuAccess;
+      e.op = static_cast<std::uint8_t>(rng() % 3);
+      e.offset = rng() % 8 == 0 ? rng() : static_cast<Bytes>(i) * 4096;
+      e.length = 1 + rng() % 100000;
+      e.stride = rng() % 4 == 0 ? rng() % 1000000 : 0;
+      e.count = 1 + static_cast<std::uint32_t>(rng() % 3);
+      it.event.name = "buffer_" + std::to_string(rng() % (1 + i / 1000));
+    }
+    items.push_back(std::move(it));
+  }
+  const std::string binary = encode(items, Encoding::kBinary);
+  const std::string text = encode(items, Encoding::kText);
+  ASSERT_GT(text.size(), 8u << 20);
+  for (const std::string* data : {&binary, &text}) {
+    const auto back = decode(*data, 4093);
+    ASSERT_EQ(back.size(), items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      ASSERT_EQ(back[i].is_comment, items[i].is_comment) << i;
+      if (items[i].is_comment) {
+        ASSERT_EQ(back[i].comment, items[i].comment) << i;
+      } else {
+        ASSERT_EQ(back[i].event, items[i].event) << i;
+      }
+    }
+  }
+}
+
+TEST(TextReader, RejectsLinesLongerThanOneMiB) {
+  const std::string text = "umsim-trace 1\nphase a\n# " + std::string(1 << 20, 'x') + "\nphase b\n";
+  try {
+    decode(text);
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(), "<memory>:3: line is longer than 1 MiB");
+  }
+}
+
+TEST(Writers, RefuseCommentsLongerThanTheLineLimit) {
+  std::string out;
+  auto binary = create_trace_writer_to_string(&out, Encoding::kBinary);
+  EXPECT_THROW(binary->comment(std::string(kMaxCommentBytes + 1, 'c')), TraceError);
+  auto text = create_trace_writer_to_string(&out, Encoding::kText);
+  EXPECT_THROW(text->comment(std::string(kMaxCommentBytes + 1, 'c')), TraceError);
 }
 
 TEST(Writers, RefuseEventsTheyCannotStore) {
