@@ -130,6 +130,21 @@ TEST(PolicyEngine, PingPongIsThrottledByTheDriverThrashingPolicy) {
   EXPECT_EQ(none.total.throttles, 0u);
 }
 
+// Every response the driver policy can give, forced, keeps the model consistent (the
+// harness runs the invariant checker): pins on the GPU with the CPU among the thrashing
+// processors, remote mappings, throttles.
+TEST(PolicyEngine, ForcedThrashingResponsesKeepTheModelConsistent) {
+  std::string trace = "umsim-trace 1\nalloc y 2MiB managed\ncpu w y len=2MiB\n";
+  for (int i = 0; i < 8; ++i)
+    trace += "kernel ping gpu=0 compute=5us\n  w y len=64KiB\nend\nsync gpu=0\ncpu w y len=64KiB\n";
+  for (const char* spec : {"driver:pin_threshold=1", "driver:response=pin", "driver:response=throttle",
+                           "driver:response=map-remote", "driver:fast_links=true", "driver:cpu_maps_gpu=true"}) {
+    Result r;
+    EXPECT_NO_THROW(r = run(trace, "nvidia", {"tree", "fifo", "driver", spec})) << spec;
+    EXPECT_GT(r.total.thrashing_events, 0u) << spec;
+  }
+}
+
 // Eviction order through the engine with 4 MiB (two 2 MiB chunks): blocks A, B, A again,
 // C, A. FIFO evicts A (oldest allocation) for C, so the last A faults again; LRU evicts
 // B (least recently used), so the last A hits.
