@@ -1,0 +1,58 @@
+#include "tools/sweep_plan.h"
+
+#include <stdexcept>
+
+#include "traces/units.h"
+
+namespace umsim::cli {
+
+std::vector<SweepPoint> expand_sweep(const SweepAxes& a) {
+  const std::pair<const char*, const std::vector<std::string>*> axes[] = {
+      {"trace", &a.traces},     {"vendor", &a.vendors},   {"prefetch", &a.prefetch}, {"evict", &a.evict},
+      {"migrate", &a.migrate}, {"thrashing", &a.thrashing}, {"gpu-mem", &a.gpu_mem}};
+  for (const auto& [name, values] : axes)
+    if (values->empty()) throw std::runtime_error(std::string("sweep: no value for --") + name);
+  std::vector<SweepPoint> points;
+  for (const auto& trace : a.traces)
+    for (const auto& vendor : a.vendors)
+      for (const auto& prefetch : a.prefetch)
+        for (const auto& evict : a.evict)
+          for (const auto& migrate : a.migrate)
+            for (const auto& thrashing : a.thrashing)
+              for (const auto& mem : a.gpu_mem)
+                points.push_back({points.size(), trace, vendor, prefetch, evict, migrate, thrashing, mem});
+  return points;
+}
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  const auto bad = [&] {
+    return std::runtime_error("--shard: expected K/N with 0 <= K < N (e.g. 3/8), got '" + text + "'");
+  };
+  if (slash == std::string::npos) throw bad();
+  const auto k = trace::parse_unsigned(text.substr(0, slash));
+  const auto n = trace::parse_unsigned(text.substr(slash + 1));
+  if (!k.ok() || !n.ok() || n.value == 0 || k.value >= n.value) throw bad();
+  return {static_cast<std::size_t>(k.value), static_cast<std::size_t>(n.value)};
+}
+
+std::uint64_t resolve_gpu_memory(const std::string& spec, std::uint64_t footprint) {
+  constexpr std::uint64_t kChunk = 2ull << 20;
+  if (spec.empty()) return 0;
+  if (spec.back() == '%') {
+    const auto pct = trace::parse_unsigned(spec.substr(0, spec.size() - 1));
+    if (!pct.ok() || pct.value == 0)
+      throw std::runtime_error("--gpu-mem: expected a positive percentage like 150%, got '" + spec + "'");
+    if (footprint == 0)
+      throw std::runtime_error("--gpu-mem " + spec + ": the trace allocates no managed memory to oversubscribe");
+    const auto exact = static_cast<unsigned __int128>(footprint) * 100 / pct.value;
+    const std::uint64_t bytes = static_cast<std::uint64_t>(exact) / kChunk * kChunk;
+    return bytes < kChunk ? kChunk : bytes;
+  }
+  const auto size = trace::parse_bytes(spec);
+  if (!size.ok()) throw std::runtime_error("--gpu-mem: " + size.error);
+  if (size.value < kChunk) throw std::runtime_error("--gpu-mem: must be at least 2MiB, got " + spec);
+  return size.value;
+}
+
+}  // namespace umsim::cli

@@ -1,0 +1,43 @@
+// A sweep: the cartesian product of traces x vendors x policy specs x GPU
+// memory sizes, numbered in a fixed order so that shards (Slurm array tasks)
+// and threads can split it and the merged output is always the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace umsim::cli {
+
+struct SweepAxes {
+  std::vector<std::string> traces;
+  std::vector<std::string> vendors{"nvidia"};
+  // Empty spec = the vendor preset's policy of that kind.
+  std::vector<std::string> prefetch{""}, evict{""}, migrate{""}, thrashing{""};
+  // "16GiB" (absolute) or "150%" (oversubscription: the trace's peak managed
+  // footprint is 150% of GPU memory); empty = the profile's value.
+  std::vector<std::string> gpu_mem{""};
+};
+
+struct SweepPoint {
+  std::size_t index = 0;
+  std::string trace, vendor, prefetch, evict, migrate, thrashing, gpu_mem;
+};
+
+// All points, trace-major, gpu_mem-minor. Throws std::runtime_error on an
+// empty axis.
+std::vector<SweepPoint> expand_sweep(const SweepAxes& axes);
+
+// Parses "K/N" (0 <= K < N); throws std::runtime_error with the expected form.
+struct Shard {
+  std::size_t index = 0, count = 1;
+  bool contains(std::size_t point) const { return point % count == index; }
+};
+Shard parse_shard(const std::string& text);
+
+// GPU memory for a gpu_mem spec: absolute sizes as given; "P%" gives
+// footprint * 100 / P rounded down to a 2 MiB multiple (at least 2 MiB);
+// empty gives 0 (= the profile's value). Throws std::runtime_error.
+std::uint64_t resolve_gpu_memory(const std::string& spec, std::uint64_t managed_footprint);
+
+}  // namespace umsim::cli
