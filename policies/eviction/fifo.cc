@@ -31,8 +31,18 @@ class FifoEviction final : public sim::EvictionPolicy {
   }
   void on_chunk_freed(const sim::ChunkInfo& c) override { slots_.unlink(c.gpu, slots_.node(c.gpu, c.slot)); }
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {
-    for (int which : {kUnused, kUsed})
-      if (auto* n = first_evictable(slots_.list(gpu, which), ctx_, gpu)) return n->slot;
+    // A chunk on the unused list whose block became resident again without the engine
+    // reporting it goes back to the used tail first, as the driver's block_mark_memory_used.
+    auto& unused = slots_.list(gpu, kUnused);
+    for (auto it = unused.begin(); it != unused.end();) {
+      ChunkNode& n = *it++;
+      if (ctx_.resident_pages && ctx_.resident_pages(gpu, n.slot) != 0) {
+        slots_.push_back(gpu, n, kUsed);
+        continue;
+      }
+      if (evictable(ctx_, gpu, n.slot)) return n.slot;
+    }
+    if (auto* n = first_evictable(slots_.list(gpu, kUsed), ctx_, gpu)) return n->slot;
     return sim::kNoVictim;
   }
 

@@ -50,6 +50,20 @@ TEST(FifoEviction, UnusedChunksFirstThenUsedInResidencyOrder) {
   EXPECT_EQ(plain->choose_victim(0, 0), 0u);
 }
 
+// If the block of an unused chunk becomes resident again and the engine does not say so,
+// the chunk is found resident when a victim is chosen and moves to the used tail.
+TEST(FifoEviction, UnusedChunkFoundResidentAgainMovesToTheUsedTail) {
+  std::vector<std::uint32_t> resident = {1, 1, 1, 0};
+  sim::EvictionContext ctx;
+  ctx.resident_pages = [&resident](int, std::uint32_t slot) { return resident[slot]; };
+  auto p = attached("fifo", 4, ctx);
+  for (std::uint32_t s : {0u, 1u, 2u}) p->on_chunk_allocated(chunk(s), 0);
+  p->on_chunk_residency_changed(chunk(0), false, 0);  // unused: [0], used: [1, 2]
+  EXPECT_EQ(p->choose_victim(0, 0), 1u);  // slot 0 holds pages again: used becomes [1, 2, 0]
+  p->on_chunk_freed(chunk(1));
+  EXPECT_EQ(p->choose_victim(0, 0), 2u);
+}
+
 TEST(FifoEviction, SkipsChunksThatAreNotEvictableAndKeepsGpusApart) {
   sim::EvictionContext ctx;
   ctx.gpus = 2;
