@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "traces/importers/import_visitor.h"
 #include "traces/trace_error.h"
 #include "traces/units.h"
 
@@ -65,6 +66,8 @@ AddressMap read_allocation_file(const std::string& path) {
     const auto size = trace::parse_bytes(size_text);
     if (!size.ok()) throw trace::TraceError(where() + "bad size '" + size_text + "': " + size.error);
     if (size.value == 0) throw trace::TraceError(where() + "allocation '" + name + "' has size 0");
+    if (base.value >= kMaxAddress || size.value >= kMaxAddress - base.value)
+      throw trace::TraceError(where() + "allocation '" + name + "' ends beyond the 60-bit address space");
     trace::AllocKind kind = trace::AllocKind::kManaged;
     if (fields >> kind_text) {
       const auto k = parse_kind(kind_text);

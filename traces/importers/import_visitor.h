@@ -11,6 +11,10 @@
 
 namespace umsim::import {
 
+// Addresses at or above 2^60 are no GPU virtual address (x86-64 and the GPU
+// MMU use at most 57 bits); rejecting them keeps range arithmetic from overflowing.
+inline constexpr std::uint64_t kMaxAddress = std::uint64_t{1} << 60;
+
 class ImportVisitor {
  public:
   virtual ~ImportVisitor() = default;

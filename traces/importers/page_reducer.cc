@@ -36,8 +36,25 @@ void PageReducer::kernel_end() {
   kernels_unsynced_ = true;
 }
 
+namespace {
+
+void check_address(std::uint64_t address, std::uint64_t size, const std::string& where) {
+  if (address >= kMaxAddress || size >= kMaxAddress)
+    throw trace::TraceError(fmt::format("{}: address {:#x} (+{} bytes) is beyond the 60-bit address space", where,
+                                        address, size));
+}
+
+}  // namespace
+
+void AddressCollector::access(bool, std::uint64_t address, std::uint64_t size, trace::AccessType,
+                              const std::string& where) {
+  check_address(address, size, where);
+  inference_.touch(address, size);
+}
+
 void PageReducer::access(bool gpu, std::uint64_t address, std::uint64_t size, trace::AccessType type,
                          const std::string& where) {
+  check_address(address, size, where);
   if (gpu != in_kernel_) {
     if (gpu) throw trace::TraceError(where + ": GPU access outside a kernel");
     kernel_end();

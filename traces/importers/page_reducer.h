@@ -51,9 +51,7 @@ class AddressCollector : public ImportVisitor {
   explicit AddressCollector(AllocationInference& inference) : inference_(inference) {}
   void kernel_begin(std::string_view, int, trace::StreamId) override {}
   void kernel_end() override {}
-  void access(bool, std::uint64_t address, std::uint64_t size, trace::AccessType, const std::string&) override {
-    inference_.touch(address, size);
-  }
+  void access(bool, std::uint64_t address, std::uint64_t size, trace::AccessType, const std::string& where) override;
 
  private:
   AllocationInference& inference_;
