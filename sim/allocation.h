@@ -22,7 +22,16 @@ struct Allocation {
 
   std::vector<PageState> pages;
   std::vector<BlockState> blocks;
+  std::vector<PageMask> populated;  // per block: pages that have ever held data (copies != 0)
   std::vector<std::vector<std::uint32_t>> chunk_slot;  // [gpu][region]
+
+  void mark_populated(std::uint64_t page) { populated[page / kPagesPerBlock].set(page % kPagesPerBlock); }
+  void mark_all_populated() {
+    for (std::uint64_t b = 0; b < block_count; ++b) {
+      populated[b].set();
+      if (pages_in_block(b) < kPagesPerBlock) populated[b] >>= kPagesPerBlock - pages_in_block(b);
+    }
+  }
 
   bool managed() const { return kind == trace::AllocKind::kManaged; }
   std::uint32_t pages_in_block(std::uint64_t block) const {

@@ -32,6 +32,7 @@ void Engine::cpu_access(const Event& e) {
     if (st.copies == 0) {  // first touch populates the page on the CPU
       st.copies = kCpuBit;
       st.mapped = mappings_for(a, st);
+      a.mark_populated(p);
       if (write) st.flags |= kDirty;
       host_now_ += profile_.cpu_first_touch_ns + profile_.cpu_access_ns;
       return;

@@ -207,6 +207,7 @@ void Engine::on_alloc(const Event& e) {
   a.block_count = (a.page_count + kPagesPerBlock - 1) / kPagesPerBlock;
   a.pages.resize(a.page_count);
   a.blocks.resize(a.block_count);
+  a.populated.resize(a.block_count);
   if (slot_of_name_.size() <= e.name) slot_of_name_.resize(e.name + 1, kNoSlot);
   slot_of_name_[e.name] = slot;
 
@@ -219,6 +220,7 @@ void Engine::on_alloc(const Event& e) {
         // XNACK off: zero-copy host memory, mapped by every GPU from the start.
         a.always_mapped = static_cast<ProcessorMask>(all_gpus | kCpuBit);
         for (auto& p : a.pages) p = PageState{kCpuBit, a.always_mapped, 0, -1, 0, 0};
+        a.mark_all_populated();
       }
       if (prefetch_) prefetch_->on_allocation_created(slot, a.page_count);
       eviction_->on_allocation_created(slot, a.page_count);
@@ -229,6 +231,7 @@ void Engine::on_alloc(const Event& e) {
     case trace::AllocKind::kMapped:
       a.always_mapped = static_cast<ProcessorMask>(all_gpus | kCpuBit);
       for (auto& p : a.pages) p = PageState{kCpuBit, a.always_mapped, 0, -1, 0, 0};
+      a.mark_all_populated();
       break;
     case trace::AllocKind::kDevice: {
       const int g = e.processor.is_none() ? 0 : checked_gpu(e.processor, "device allocation");
@@ -260,6 +263,7 @@ void Engine::on_alloc(const Event& e) {
         for (std::uint64_t p = first; p < last; ++p)
           a.pages[p] = PageState{processor_bit(a.home), a.always_mapped, 0, -1, 0, 0};
       }
+      a.mark_all_populated();
       host_now_ = t;
       break;
     }
@@ -282,6 +286,7 @@ void Engine::on_free(const Event& e) {
   a.live = false;
   a.pages = {};
   a.blocks = {};
+  a.populated = {};
   a.chunk_slot = {};
   slot_of_name_[e.name] = kNoSlot;
 }

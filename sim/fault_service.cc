@@ -109,12 +109,24 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   req.pages_in_block = a.pages_in_block(block);
   req.destination = dest;
   req.faulted = faulted;
-  for (std::uint32_t i = 0; i < req.pages_in_block; ++i) {
-    const PageState& st = a.pages[base + i];
-    if (st.copies & dbit) req.resident_on_destination.set(i);
-    if (st.copies) req.resident_anywhere.set(i);
-    if ((st.flags & kPinned) && bs.pin_until > now && bs.pin_to != dest.code) req.excluded.set(i);
-    if (dest.is_cpu() && (st.mapped & kCpuBit)) req.excluded.set(i);
+  req.resident_anywhere = a.populated[block];
+  if (dest.is_gpu()) {
+    // The destination's chunks know their resident pages: no page walk.
+    const auto& slots = a.chunk_slot[static_cast<std::size_t>(dest.gpu_index())];
+    const GpuMemory& mem = gpus_[static_cast<std::size_t>(dest.gpu_index())].memory;
+    const std::uint64_t first_region = base >> chunk_shift_;
+    for (std::uint32_t r = 0; r < (kPagesPerBlock >> chunk_shift_) && first_region + r < slots.size(); ++r) {
+      const std::uint32_t s = slots[first_region + r];
+      if (s != kNoSlot) req.resident_on_destination |= mem.chunk(s).resident_pages << (r * pages_per_chunk_);
+    }
+  }
+  if (dest.is_cpu() || (bs.pin_until > now && bs.pin_to != dest.code)) {
+    for (std::uint32_t i = 0; i < req.pages_in_block; ++i) {
+      const PageState& st = a.pages[base + i];
+      if (dest.is_cpu() && (st.copies & dbit)) req.resident_on_destination.set(i);
+      if ((st.flags & kPinned) && bs.pin_until > now && bs.pin_to != dest.code) req.excluded.set(i);
+      if (dest.is_cpu() && (st.mapped & kCpuBit)) req.excluded.set(i);
+    }
   }
   if (thrashing_) {
     thrashing_->thrashing_pages(slot, block, now, req.thrashing);

@@ -58,6 +58,8 @@ void Engine::check_allocation(AllocSlot slot, const Allocation& a) const {
     const PageState& st = a.pages[p];
     if (st.copies & ~(gpu_bits | kCpuBit))
       throw InvariantViolation(fmt::format("'{}' page {} has a copy on a processor that does not exist", a.name, p));
+    if (a.populated[p / kPagesPerBlock].test(p % kPagesPerBlock) != (st.copies != 0))
+      throw InvariantViolation(fmt::format("'{}' page {}: populated mask disagrees with its copies", a.name, p));
     if (st.mapped && !st.copies)
       throw InvariantViolation(fmt::format("'{}' page {} is mapped (mask {:#x}) but has no valid copy", a.name, p, st.mapped));
     if (st.copies & ~st.mapped)

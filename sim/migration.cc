@@ -203,6 +203,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
         for (ProcessorMask o = st.copies; o; o &= static_cast<ProcessorMask>(o - 1)) drop_copy(a, page, first_processor(o));
     } else {
       flush();  // first touch: populated (zero-filled) at the destination, nothing copied
+      a.mark_populated(page);
     }
     st.copies |= dbit;
     st.mapped = mappings_for(a, st);
