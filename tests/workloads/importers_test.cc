@@ -82,6 +82,35 @@ TEST(AccelsimImporter, KernelsListWithMemcpys) {
   EXPECT_EQ(r.stats.accesses, 2u * (32 + 32 + 16) + 3);
 }
 
+// Tracer versions before 3 list one address per active lane with no format field;
+// older NVBit releases print access lines without the CTX / grid_launch_id prefix.
+TEST(AccelsimImporter, TracerVersion2ListsEveryActiveLane) {
+  const std::string path = temp_file("v2.traceg",
+                                     "-kernel name = old\n-accelsim tracer version = 2\n#BEGIN_TB\nwarp = 0\n"
+                                     "0010 00000005 0 STG.E 1 R2 4 0x7f0000000000 0x7f0000003000\n#END_TB\n");
+  ImportOptions o;
+  o.gap = 4096;
+  ImportResult r;
+  const std::string text = import_text("accelsim", path, o, &r);
+  EXPECT_EQ(r.stats.accesses, 2u);
+  ASSERT_EQ(r.allocations.size(), 1u);  // 12 KiB apart, both inside one 64 KiB-aligned region
+  EXPECT_NE(text.find("kernel old gpu=0\n  w region0 len=4KiB\n  w region0+12KiB len=4KiB\nend\n"), std::string::npos)
+      << text;
+}
+
+TEST(NvbitImporter, OlderFormatWithoutLaunchIdsAndDemangledNames) {
+  const std::string path = temp_file(
+      "old.txt",
+      "MEMTRACE: CTX 0x1 - LAUNCH - Kernel pc 0x2 - Kernel name void scale<float>(float*, int) - grid launch id 0 - "
+      "grid size 1,1,1 - block size 32,1,1 - nregs 8 - shmem 0 - cuda stream id 0\n"
+      "CTA 0,0,0 - warp 0 - LDG.E.128 - 0x00007f0000000ff8 0x0000000000000000\n");
+  ImportResult r;
+  const std::string text = import_text("nvbit", path, {}, &r);
+  // A 16-byte load 8 bytes before a page boundary touches two pages; the name loses its parameters and spaces.
+  EXPECT_NE(text.find("kernel void_scale<float> gpu=0\n  r region0 len=8KiB\nend\n"), std::string::npos) << text;
+  EXPECT_EQ(r.stats.accesses, 1u);
+}
+
 TEST(CsvImporter, ColumnMappedSample) {
   ImportOptions o;
   o.columns = "time=0,op=1,addr=2,size=3,kernel=4,proc=5,stream=6";
