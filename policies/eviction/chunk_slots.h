@@ -21,6 +21,7 @@ struct ChunkNode : bi::list_base_hook<bi::link_mode<bi::normal_link>> {
   std::uint64_t stamp = 0;  // policy-defined (allocation order, access count, ...)
   std::uint8_t list = 0;    // which list holds the node; kNotListed if none
   bool referenced = false;  // CLOCK reference bit
+  bool queued = false;      // tree pre-eviction: scheduled for eviction
   static constexpr std::uint8_t kNotListed = 0xff;
 };
 

@@ -1,10 +1,11 @@
 // Tree-based neighbourhood pre-eviction (UVMSmart's TBNe, ISCA'19): memory is
 // managed in 64 KiB basic blocks; the victim is the least recently used basic
 // block, and the 2 MiB block it belongs to is viewed as a binary tree over its
-// 32 basic blocks. After the victim leaves, the largest ancestor whose share of
-// still-resident basic blocks falls below `threshold` percent has its remaining
-// basic blocks queued for eviction: the next victims on this GPU come from that
-// queue, so a sparsely used 2 MiB region is emptied as a whole.
+// 32 basic blocks. After the victim leaves, the tree is walked bottom-up: every
+// node that still holds resident basic blocks but less than `threshold` percent
+// (half) of its span has all of them scheduled for eviction, which lowers its
+// ancestors' counts in turn. Scheduled basic blocks are the next victims on this
+// GPU, so a sparsely used 2 MiB region is emptied as a whole.
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -40,6 +41,7 @@ class TreePreEviction final : public sim::EvictionPolicy {
     auto& n = slots_.node(c.gpu, c.slot);
     n.alloc = c.alloc;
     n.first_page = c.first_page;
+    n.queued = false;
     slots_.push_back(c.gpu, n, 0);
     leaf_ref(c.gpu, c.alloc, leaf_index(c.first_page)) = c.slot;
   }
@@ -55,6 +57,7 @@ class TreePreEviction final : public sim::EvictionPolicy {
     auto& n = slots_.node(c.gpu, c.slot);
     if (!slots_.listed(n)) return;
     slots_.unlink(c.gpu, n);
+    n.queued = false;
     leaf_ref(c.gpu, n.alloc, leaf_index(n.first_page)) = kNone;
   }
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {
@@ -64,8 +67,10 @@ class TreePreEviction final : public sim::EvictionPolicy {
       const Pending p = q.front();
       q.pop_front();
       auto& n = slots_.node(gpu, p.slot);
-      if (slots_.listed(n) && n.alloc == p.alloc && n.first_page == p.first_page && evictable(ctx_, gpu, p.slot))
-        return p.slot;
+      if (slots_.listed(n) && n.alloc == p.alloc && n.first_page == p.first_page) {
+        if (evictable(ctx_, gpu, p.slot)) return p.slot;
+        n.queued = false;  // pinned meanwhile: it stays, as UVMSmart skips blocks it cannot evict
+      }
     }
     ChunkNode* victim = first_evictable(slots_.list(gpu, 0), ctx_, gpu);
     if (victim == nullptr) return sim::kNoVictim;
@@ -90,23 +95,28 @@ class TreePreEviction final : public sim::EvictionPolicy {
     return v[leaf];
   }
 
-  void queue_neighbours(int gpu, const ChunkNode& victim) {
+  void queue_neighbours(int gpu, ChunkNode& victim) {
     const std::uint64_t leaf = leaf_index(victim.first_page);
-    std::uint64_t chosen_first = 0, chosen_end = 0;
-    for (std::uint32_t span = 2; span <= leaves_; span *= 2) {
-      const std::uint64_t first = leaf / span * span;
-      std::uint32_t resident = 0;
-      for (std::uint64_t i = first; i < first + span; ++i)
-        if (i != leaf && leaf_ref(gpu, victim.alloc, i) != kNone) ++resident;
-      if (resident > 0 && resident * 100 < span * static_cast<std::uint32_t>(threshold_)) {
-        chosen_first = first;
-        chosen_end = first + span;
-      }
+    const std::uint64_t tree_first = leaf / leaves_ * leaves_;
+    // Resident basic blocks of the tree, the victim and already scheduled ones excluded.
+    std::uint32_t slot_of[sim::kPagesPerBlock];
+    bool alive[sim::kPagesPerBlock];
+    for (std::uint32_t i = 0; i < leaves_; ++i) {
+      slot_of[i] = leaf_ref(gpu, victim.alloc, tree_first + i);
+      alive[i] = slot_of[i] != kNone && tree_first + i != leaf && !slots_.node(gpu, slot_of[i]).queued;
     }
-    for (std::uint64_t i = chosen_first; i < chosen_end; ++i) {
-      const std::uint32_t slot = leaf_ref(gpu, victim.alloc, i);
-      if (i == leaf || slot == kNone) continue;
-      pending_[gpu].push_back({slot, victim.alloc, i * granularity_ / sim::kPageSize});
+    for (std::uint32_t span = 2; span <= leaves_; span *= 2) {
+      for (std::uint32_t first = 0; first < leaves_; first += span) {
+        std::uint32_t resident = 0;
+        for (std::uint32_t i = first; i < first + span; ++i) resident += alive[i];
+        if (resident == 0 || resident * 100 >= span * static_cast<std::uint32_t>(threshold_)) continue;
+        for (std::uint32_t i = first; i < first + span; ++i) {
+          if (!alive[i]) continue;
+          alive[i] = false;
+          slots_.node(gpu, slot_of[i]).queued = true;
+          pending_[gpu].push_back({slot_of[i], victim.alloc, (tree_first + i) * granularity_ / sim::kPageSize});
+        }
+      }
     }
   }
 
@@ -121,8 +131,8 @@ class TreePreEviction final : public sim::EvictionPolicy {
 }  // namespace
 
 UMSIM_REGISTER_POLICY(sim::EvictionPolicy, TreePreEviction, "tree-preevict",
-                      "UVMSmart tree-based neighbourhood eviction: LRU 64 KiB basic block, then the rest of "
-                      "its sparsely resident 2 MiB subtree",
+                      "UVMSmart tree-based neighbourhood eviction: LRU 64 KiB basic block, then every subtree "
+                      "of its 2 MiB block left less than half resident, bottom-up",
                       {{"granularity", ParamType::kBytes, "64KiB", "basic block size (the tree's leaves)"},
                        {"threshold", ParamType::kInt, "50",
                         "percent: a subtree whose resident share falls below this is evicted whole"}});

@@ -173,6 +173,26 @@ TEST(TreePreEviction, EmptiesASparse2MiBRegion) {
   EXPECT_EQ(p->choose_victim(0, 0), 4u);
 }
 
+// Bottom-up cascade (UVMSmart's traverse_and_remove_lp_tree). Resident basic blocks
+// 0..7 and 16..24; victim 0 (LRU). Then, bottom-up over the 32-leaf tree:
+//   span 4 [24,28): 1 of 4 < half -> 24 scheduled;
+//   span 16 [0,16): 7 of 16 < 8 -> 1..7 scheduled; [16,32): 8, not below half;
+//   span 32: 8 of 32 (after the removals below it) -> 16..23 scheduled.
+// Without the cascade the root would hold 16 of 32 and keep 16..24.
+TEST(TreePreEviction, SparseSubtreesCascadeUpTheTree) {
+  auto p = attached("tree-preevict", 64);
+  std::vector<std::uint32_t> bbs = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 24};
+  for (std::uint32_t bb : bbs) p->on_chunk_allocated(chunk(bb, 0, bb * 16), 0);
+  std::vector<std::uint32_t> order;
+  for (std::size_t i = 0; i < bbs.size(); ++i) {
+    const std::uint32_t v = p->choose_victim(0, 0);
+    ASSERT_NE(v, kNoVictim);
+    order.push_back(v);
+    p->on_chunk_freed(chunk(v, 0, v * 16));
+  }
+  EXPECT_EQ(order, (std::vector<std::uint32_t>{0, 24, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23}));
+}
+
 TEST(TreePreEviction, DenseRegionLosesOnlyTheVictim) {
   auto p = attached("tree-preevict", 64);
   for (std::uint32_t bb = 0; bb < 32; ++bb) p->on_chunk_allocated(chunk(bb, 0, bb * 16), 0);
