@@ -11,6 +11,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <unistd.h>
+
 #include <cstdarg>
 
 #include <cstdio>
@@ -89,8 +91,15 @@ void enable_um_counters(bool report) {
   config[1].kind = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT;
   CUptiResult r = cuptiActivityConfigureUnifiedMemoryCounter(config, 2);
   if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
-  if (r == CUPTI_SUCCESS) g_um_enabled = true;
-  else if (report) check(r, "enabling unified-memory counter activity (no fault addresses will be recorded)");
+  if (r == CUPTI_SUCCESS) {
+    g_um_enabled = true;
+  } else if (report) {
+    check(r, "enabling unified-memory counter activity (no fault addresses will be recorded)");
+    // CUPTI reads the UVM driver's tools node; containers and VMs often lack it.
+    if (access("/dev/nvidia-uvm-tools", R_OK | W_OK) != 0)
+      std::fprintf(stderr, "umsim recorder: /dev/nvidia-uvm-tools is missing or not accessible; CUPTI needs it for "
+                           "unified-memory counters (create it as nvidia-modprobe does: same major as nvidia-uvm, minor 1)\n");
+  }
 }
 
 // ---- runtime API callbacks -------------------------------------------------

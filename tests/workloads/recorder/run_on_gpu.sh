@@ -7,6 +7,13 @@ build=${1:-build-recorder}
 out=${2:-/tmp/umsim-record}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
+ls -l /dev/nvidia*
+# CUPTI's unified-memory counters need the UVM tools node; with UMSIM_CREATE_UVM_TOOLS=1
+# create it where the machine exposes /dev/nvidia-uvm only (as nvidia-modprobe does).
+if [[ ${UMSIM_CREATE_UVM_TOOLS:-0} == 1 && -c /dev/nvidia-uvm && ! -e /dev/nvidia-uvm-tools ]]; then
+  major=$(awk '$2=="nvidia-uvm"{print $1}' /proc/devices)
+  [[ -n $major ]] && mknod -m 666 /dev/nvidia-uvm-tools c "$major" 1 && echo "created /dev/nvidia-uvm-tools"
+fi
 if [[ ! -x $build/um_probe ]]; then
   "${NVCC:-/usr/local/cuda/bin/nvcc}" -O2 -arch=sm_90 tests/workloads/recorder/um_probe.cu -o "$build/um_probe" || exit 1
 fi
