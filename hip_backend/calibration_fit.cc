@@ -1,0 +1,332 @@
+#include "hip_backend/calibration_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace umsim::hip {
+
+double LinkFit::transfer_ns(double bytes) const {
+  if (bytes <= 0) return 0;
+  const double bw = peak_gbps * 2.0 / M_PI * std::atan(atan_b_per_kib * bytes / 1024.0);
+  return latency_ns + bytes / bw;
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// For fixed latency and b, the best peak in relative least squares is closed form:
+// t_i = L + s_i / (P g_i)  =>  (t_i - L) = (s_i/g_i) * (1/P); minimise sum((pred-t)/t)^2 over q = 1/P.
+LinkFit best_peak(const std::vector<SizeSample>& s, double latency, double b) {
+  double num = 0, den = 0;
+  for (const auto& x : s) {
+    const double g = 2.0 / M_PI * std::atan(b * x.bytes / 1024.0);
+    const double u = x.bytes / g / x.time_ns;       // coefficient of q, scaled by 1/t
+    const double r = (x.time_ns - latency) / x.time_ns;
+    num += u * r;
+    den += u * u;
+  }
+  LinkFit f;
+  f.latency_ns = latency;
+  f.atan_b_per_kib = b;
+  f.peak_gbps = num > 0 && den > 0 ? den / num : 1.0;
+  double err = 0;
+  for (const auto& x : s) {
+    const double e = (f.transfer_ns(x.bytes) - x.time_ns) / x.time_ns;
+    err += e * e;
+  }
+  f.rms_rel_error = s.empty() ? 0 : std::sqrt(err / s.size());
+  return f;
+}
+
+}  // namespace
+
+LinkFit fit_link(const std::vector<SizeSample>& samples) {
+  if (samples.empty()) throw std::runtime_error("link fit: no samples");
+  double min_t = samples.front().time_ns;
+  for (const auto& s : samples) min_t = std::min(min_t, s.time_ns);
+  LinkFit best;
+  best.rms_rel_error = INFINITY;
+  for (int li = 0; li <= 60; ++li) {
+    const double latency = min_t * li / 61.0;
+    for (int bi = 0; bi <= 120; ++bi) {
+      const double b = 1e-4 * std::pow(10.0, bi / 30.0);  // 1e-4 .. 1e0 per KiB
+      const LinkFit f = best_peak(samples, latency, b);
+      if (f.rms_rel_error < best.rms_rel_error) best = f;
+    }
+  }
+  return best;
+}
+
+double MigrationFit::predict_ns(double bytes) const {
+  // As the simulator schedules a prefetch: the driver spends per_block_ns on each
+  // 2 MiB VA block in turn; each block's copy (latency + run / bw(run)) queues on
+  // the one copy engine of that direction.
+  constexpr double kBlock = 2.0 * 1024 * 1024;
+  double driver = 0, engine = 0;
+  for (double left = bytes; left > 0; left -= kBlock) {
+    const double run = std::min(left, kBlock);
+    driver += per_block_ns;
+    const double bw = peak_gbps * 2.0 / M_PI * std::atan(atan_b_per_kib * run / 1024.0);
+    engine = std::max(engine, driver) + latency_ns + run / bw;
+  }
+  return engine;
+}
+
+MigrationFit fit_migration(const std::vector<MigrationSample>& samples, double atan_b_per_kib, double latency_ns,
+                           double fixed_per_block_ns) {
+  if (samples.empty()) throw std::runtime_error("migration fit: no samples");
+  // Median time per size (repetitions are noisy), then a grid over the per-block
+  // cost and the peak, minimising the relative error.
+  std::map<double, std::vector<double>> by_size;
+  for (const auto& s : samples) by_size[s.bytes].push_back(s.time_ns);
+  std::vector<MigrationSample> med;
+  for (const auto& [bytes, times] : by_size) med.push_back({bytes, median(times)});
+  MigrationFit best;
+  best.rms_rel_error = INFINITY;
+  const int c_steps = fixed_per_block_ns >= 0 ? 0 : 400;
+  for (int ci = 0; ci <= c_steps; ++ci) {
+    for (int pi = 0; pi <= 600; ++pi) {
+      MigrationFit f;
+      f.per_block_ns = fixed_per_block_ns >= 0 ? fixed_per_block_ns : 250.0 * ci;  // 0 .. 100 us
+      f.peak_gbps = 1.0 + 0.25 * pi;                                                   // 1 .. 151 GB/s
+      f.atan_b_per_kib = atan_b_per_kib;
+      f.latency_ns = latency_ns;
+      double err = 0;
+      for (const auto& s : med) {
+        const double e = (f.predict_ns(s.bytes) - s.time_ns) / s.time_ns;
+        err += e * e;
+      }
+      f.rms_rel_error = std::sqrt(err / med.size());
+      if (f.rms_rel_error < best.rms_rel_error) best = f;
+    }
+  }
+  return best;
+}
+
+std::vector<double> nnls(const std::vector<std::vector<double>>& a, const std::vector<double>& y, int iterations) {
+  const std::size_t rows = a.size(), cols = rows ? a[0].size() : 0;
+  // Normal equations G x = h, solved with projected Gauss-Seidel (G is PSD).
+  std::vector<std::vector<double>> g(cols, std::vector<double>(cols, 0));
+  std::vector<double> h(cols, 0), x(cols, 0);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t i = 0; i < cols; ++i) {
+      h[i] += a[r][i] * y[r];
+      for (std::size_t j = 0; j < cols; ++j) g[i][j] += a[r][i] * a[r][j];
+    }
+  for (int it = 0; it < iterations; ++it)
+    for (std::size_t i = 0; i < cols; ++i) {
+      if (g[i][i] <= 0) continue;
+      double s = h[i];
+      for (std::size_t j = 0; j < cols; ++j)
+        if (j != i) s -= g[i][j] * x[j];
+      x[i] = std::max(0.0, s / g[i][i]);
+    }
+  return x;
+}
+
+FaultFit fit_fault_costs(const std::vector<FaultSample>& samples) {
+  if (samples.empty()) throw std::runtime_error("fault fit: no samples");
+  // Relative weighting: each row divided by its residual so large runs do not dominate.
+  std::vector<std::vector<double>> a;
+  std::vector<double> y;
+  for (const auto& s : samples) {
+    const double w = 1.0 / std::max(1.0, s.residual_ns);
+    a.push_back({s.batches * w, s.va_block_services * w, s.fault_pages * w});
+    y.push_back(std::max(0.0, s.residual_ns) * w);
+  }
+  const auto x = nnls(a, y);
+  FaultFit f{x[0], x[1], x[2], 0};
+  double err = 0;
+  for (const auto& s : samples) {
+    const double pred = f.batch_ns * s.batches + f.va_block_ns * s.va_block_services + f.page_ns * s.fault_pages;
+    const double e = (pred - s.residual_ns) / std::max(1.0, s.residual_ns);
+    err += e * e;
+  }
+  f.rms_rel_error = std::sqrt(err / samples.size());
+  return f;
+}
+
+std::string toml_duration(double ns) {
+  const auto v = static_cast<std::uint64_t>(std::llround(std::max(0.0, ns)));
+  return fmt::format("\"{}ns\"", v);
+}
+
+namespace {
+
+const nlohmann::json& need(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key)) throw std::runtime_error(std::string("calibration data: missing '") + key + "'");
+  return j.at(key);
+}
+
+// Sum of modelled transfer times of a histogram {"bytes": count}.
+double transfers_ns(const nlohmann::json& hist, const LinkFit& link) {
+  double t = 0;
+  for (auto it = hist.begin(); it != hist.end(); ++it)
+    t += link.transfer_ns(std::stod(it.key())) * it.value().get<double>();
+  return t;
+}
+
+LinkFit link_from_copies(const nlohmann::json& raw, const char* direction) {
+  std::vector<SizeSample> s;
+  for (const auto& c : need(raw, "copies"))
+    if (c.at("memory") == "pinned" && c.at("direction") == direction)
+      s.push_back({c.at("bytes").get<double>(), c.at("time_ns").get<double>()});
+  return fit_link(s);
+}
+
+double best_bandwidth(const nlohmann::json& raw, const char* memory) {
+  double best = 0;
+  for (const auto& c : need(raw, "copies"))
+    if (c.at("memory") == memory) best = std::max(best, c.at("bytes").get<double>() / c.at("time_ns").get<double>());
+  return best;
+}
+
+std::string gbps(double v) { return fmt::format("{:.2f}", v); }
+
+constexpr double kMinPrefetchFitBytes = 1024.0 * 1024;
+
+}  // namespace
+
+std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
+  std::map<std::string, std::string> out;
+  const double launch = need(raw, "launch_overhead_ns").get<double>();
+
+  // The link's latency comes from explicit pinned copies (one DMA, no driver work).
+  const LinkFit copy_h2d = link_from_copies(raw, "h2d");
+  const LinkFit copy_d2h = link_from_copies(raw, "d2h");
+
+  // UVM migrations: bandwidth curve and per-VA-block cost from explicit prefetches.
+  // The curve's shape (b) is the DMA engine's, from the copies; prefetches smaller
+  // than 1 MiB are left out (their times vary several-fold between repetitions).
+  std::map<std::string, std::vector<MigrationSample>> prefetch;
+  for (const auto& p : need(raw, "prefetch"))
+    if (p.at("bytes").get<double>() >= kMinPrefetchFitBytes)
+      prefetch[p.at("direction").get<std::string>()].push_back({p.at("bytes").get<double>(), p.at("time_ns").get<double>()});
+  if (!prefetch.count("h2d") || !prefetch.count("d2h")) throw std::runtime_error("calibration data: prefetch needs h2d and d2h samples of at least 1 MiB");
+  const MigrationFit mig_h2d = fit_migration(prefetch["h2d"], copy_h2d.atan_b_per_kib, copy_h2d.latency_ns);
+  // One per-block cost for both directions (one profile key): the host-to-device fit's.
+  const MigrationFit mig_d2h =
+      fit_migration(prefetch["d2h"], copy_d2h.atan_b_per_kib, copy_d2h.latency_ns, mig_h2d.per_block_ns);
+  LinkFit h2d{copy_h2d.latency_ns, mig_h2d.peak_gbps, mig_h2d.atan_b_per_kib, mig_h2d.rms_rel_error};
+  LinkFit d2h{copy_d2h.latency_ns, mig_d2h.peak_gbps, mig_d2h.atan_b_per_kib, mig_d2h.rms_rel_error};
+  for (const auto& [key, f] : {std::pair{"link.host_to_gpu", h2d}, std::pair{"link.gpu_to_host", d2h}}) {
+    out[std::string(key) + ".latency"] = toml_duration(f.latency_ns);
+    out[std::string(key) + ".curve"] = "\"atan\"";
+    out[std::string(key) + ".peak_gbps"] = gbps(f.peak_gbps);
+    out[std::string(key) + ".atan_b_per_kib"] = fmt::format("{:.5f}", f.atan_b_per_kib);
+  }
+  out["prefetch.va_block_cost"] = toml_duration(mig_h2d.per_block_ns);
+
+  // Demand faults: time beyond launch and the modelled copies, over batches,
+  // VA-block services and pages (each block service pays one link latency).
+  std::vector<FaultSample> faults;
+  double concurrency = 1;
+  for (const auto& r : need(raw, "faults")) {
+    FaultSample s;
+    s.batches = r.at("batches").get<double>();
+    s.va_block_services = r.at("va_block_services").get<double>();
+    s.fault_pages = r.at("fault_pages").get<double>();
+    LinkFit no_latency = h2d;
+    no_latency.latency_ns = 0;
+    s.residual_ns = r.at("time_ns").get<double>() - launch - transfers_ns(r.at("transfers"), no_latency) -
+                    s.va_block_services * h2d.latency_ns;
+    if (s.batches > 0) {
+      faults.push_back(s);
+      concurrency = std::max(concurrency, s.fault_pages / s.batches);
+    }
+  }
+  if (!faults.empty()) {
+    const FaultFit ff = fit_fault_costs(faults);
+    out["faults.batch_cost"] = toml_duration(ff.batch_ns);
+    out["faults.va_block_cost"] = toml_duration(ff.va_block_ns);
+    out["faults.page_cost"] = toml_duration(ff.page_ns);
+    out["faults.concurrency"] = fmt::format("{}", static_cast<int>(std::lround(std::min(concurrency, 256.0))));
+  }
+
+  // CPU: resident access, first touch and faults on GPU-resident pages (each
+  // fault's page comes back over the device-to-host migration link).
+  double resident = 0, first = 0, fault = 0;
+  for (const auto& c : need(raw, "cpu")) {
+    const double pages = std::max(1.0, c.at("pages").get<double>());
+    const double per_page = c.at("time_ns").get<double>() / pages;
+    const std::string test = c.at("test");
+    if (test == "resident") resident = per_page;
+    if (test == "first_touch") first = per_page;
+    if (test == "fault") {
+      const double n = c.at("cpu_faults").get<double>() > 0 ? c.at("cpu_faults").get<double>() : pages;
+      const double copies = c.at("transfers").empty() ? pages * d2h.transfer_ns(4096) : transfers_ns(c.at("transfers"), d2h);
+      fault = (c.at("time_ns").get<double>() - copies - pages * resident) / n;
+    }
+  }
+  out["cpu.page_access_cost"] = toml_duration(resident);
+  out["cpu.first_touch_cost"] = toml_duration(std::max(0.0, first - resident));
+  out["cpu.fault_cost"] = toml_duration(std::max(0.0, fault));
+
+  // Remote (zero-copy) page accesses from the GPU to pinned host memory.
+  std::vector<double> remote;
+  for (const auto& r : need(raw, "remote"))
+    if (r.at("memory") == "pinned")
+      remote.push_back(r.at("bytes").get<double>() / std::max(1.0, r.at("time_ns").get<double>() - launch));
+  out["remote.gpu_to_host_gbps"] = gbps(median(remote));
+
+  out["host.pinned_copy_gbps"] = gbps(best_bandwidth(raw, "pinned"));
+  out["host.pageable_copy_gbps"] = gbps(best_bandwidth(raw, "pageable"));
+  return out;
+}
+
+std::string update_toml_values(const std::string& toml, const std::map<std::string, std::string>& values) {
+  std::istringstream in(toml);
+  std::ostringstream out;
+  std::string line, section;
+  std::map<std::string, bool> done;
+  auto trim = [](std::string s) {
+    const auto b = s.find_first_not_of(" \t");
+    const auto e = s.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (!t.empty() && t[0] == '[') {
+      const auto close = t.find(']');
+      section = close == std::string::npos ? "" : trim(t.substr(1, close - 1));
+    } else if (!t.empty() && t[0] != '#') {
+      const auto eq = line.find('=');
+      if (eq != std::string::npos) {
+        const std::string key = trim(line.substr(0, eq));
+        const std::string path = section.empty() ? key : section + "." + key;
+        auto it = values.find(path);
+        if (it != values.end()) {
+          // Keep the comment after the value, if any (values never contain '#').
+          std::string comment;
+          const auto hash = line.find('#', eq);
+          const std::string old_value = trim(line.substr(eq + 1, hash == std::string::npos ? std::string::npos : hash - eq - 1));
+          if (hash != std::string::npos) {
+            const std::size_t pad = std::max<std::size_t>(1, old_value.size() + 1 > it->second.size() + 1
+                                                                 ? old_value.size() + 1 - it->second.size()
+                                                                 : 1);
+            comment = std::string(pad, ' ') + line.substr(hash);
+          }
+          line = line.substr(0, eq + 1) + " " + it->second + comment;
+          done[path] = true;
+        }
+      }
+    }
+    out << line << "\n";
+  }
+  for (const auto& [k, v] : values)
+    if (!done.count(k)) throw std::runtime_error("profile has no key '" + k + "' (calibration keeps the profile's keys)");
+  return out.str();
+}
+
+}  // namespace umsim::hip

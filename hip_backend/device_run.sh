@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Everything one GPU-machine call does, so device time is spent in few, full calls:
+#   hip_backend/device_run.sh [calibrate] [suite] [smoke]
+# Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
+# $UMSIM_PREBUILT), records the machine, runs the calibration (updating
+# profiles/h200-pcie5.toml) and replays the validation suite three times.
+# Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/umsim-device}
+res=$out/results
+mkdir -p "$res/logs" "$res/hw" "$res/raw"
+log() { echo "[$(date -u +%T)] $*" | tee -a "$res/logs/run.log"; }
+
+nvidia-smi >"$res/logs/nvidia-smi.txt" 2>&1
+nvidia-smi -q -d MEMORY,CLOCK >>"$res/logs/nvidia-smi.txt" 2>&1
+cat /sys/module/nvidia_uvm/parameters/* >"$res/logs/uvm-params.txt" 2>&1 || true
+(cd /sys/module/nvidia_uvm/parameters 2>/dev/null && grep -H . * >"$res/logs/uvm-params.txt" 2>&1) || true
+# Every CUPTI on the machine, the toolkit's (libcupti.so.13) first, profilers' own copies last.
+cuptis=$(find / \( -path /proc -o -path /sys \) -prune -o -name 'libcupti.so*' -print 2>/dev/null |
+  awk '{s=5} /\.so\.13/{s=1} /cuda/{s-=0} /nsight/{s=9} {print s" "$0}' | sort -n | cut -d" " -f2- | paste -sd:)
+log "CUPTI candidates: $cuptis"
+
+bin=build-nvidia/umsim-hip
+if UMSIM_DEPS=${UMSIM_DEPS:-.devcarry/deps} hip_backend/build_nvidia.sh "$bin" >"$res/logs/build.log" 2>&1; then
+  log "built with nvcc here"
+elif [[ -n ${UMSIM_PREBUILT:-} && -x $UMSIM_PREBUILT ]]; then
+  log "build failed (see build.log); using prebuilt $UMSIM_PREBUILT"
+  bin=$UMSIM_PREBUILT
+else
+  log "build failed and no prebuilt binary"; tar -C "$out" -czf "$out/results.tgz" results; exit 1
+fi
+
+# CUPTI's unified-memory counters read the UVM driver's tools interface,
+# /dev/nvidia-uvm-tools. Where a container or VM exposes /dev/nvidia-uvm but not
+# the tools node, create it as nvidia-modprobe does (same major, minor 1).
+ls -l /dev/nvidia* >"$res/logs/dev-nodes.txt" 2>&1
+if [[ ${UMSIM_CREATE_UVM_TOOLS:-0} == 1 && -c /dev/nvidia-uvm && ! -e /dev/nvidia-uvm-tools ]]; then
+  major=$(awk '$2=="nvidia-uvm"{print $1}' /proc/devices)
+  [[ -n $major ]] && mknod -m 666 /dev/nvidia-uvm-tools c "$major" 1 && log "created /dev/nvidia-uvm-tools ($major,1)"
+fi
+
+# Probe each CUPTI in its own process; keep the first whose counters work.
+if [[ -z ${UMSIM_CUPTI_LIB:-} ]]; then
+  IFS=: read -ra libs <<<"$cuptis"
+  for lib in "${libs[@]}"; do
+    if UMSIM_DEBUG=1 UMSIM_CUPTI_LIB=$lib timeout 60 "$bin" probe >>"$res/logs/probe.log" 2>&1; then
+      export UMSIM_CUPTI_LIB=$lib
+      break
+    fi
+    echo "probe $lib: exit $?" >>"$res/logs/probe.log"
+  done
+fi
+[[ -n ${UMSIM_CUPTI_LIB:-} ]] || export UMSIM_NO_COUNTERS=1
+log "CUPTI: ${UMSIM_CUPTI_LIB:-none working}"
+
+for step in "$@"; do
+  case $step in
+    smoke)
+      log "smoke replay"
+      "$bin" replay traces/validation/v05_prefetch_before_kernel.umt --json "$res/hw/smoke.json" 2>&1 | tee -a "$res/logs/run.log"
+      ;;
+    calibrate)
+      log "calibrate"
+      cp profiles/h200-pcie5.toml "$res/raw/h200-pcie5.before.toml"
+      timeout 300 "$bin" calibrate --out profiles/h200-pcie5.toml --raw "$res/raw/calibration.json" \
+        >"$res/logs/calibrate.log" 2>&1
+      log "calibrate exit $?"
+      cp profiles/h200-pcie5.toml "$res/raw/h200-pcie5.toml"
+      ;;
+    suite)
+      # Each replay runs two passes (times without UM counters, counters with them).
+      for rep in 1 2 3; do
+        flags=""
+        for t in traces/validation/*.umt; do
+          name=$(basename "$t" .umt)
+          timeout 60 "$bin" replay "$t" --json "$res/hw/$name.r$rep.json" $flags >>"$res/logs/suite.log" 2>&1
+          log "replay $name rep $rep exit $?"
+        done
+      done
+      ;;
+  esac
+done
+tar -C "$out" -czf "$out/results.tgz" results
+log "done"

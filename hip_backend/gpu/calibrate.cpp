@@ -1,0 +1,376 @@
+#include "hip_backend/gpu/calibrate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "hip_backend/gpu/gpu_api.h"
+#include "hip_backend/gpu/replay_runtime.h"
+#include "hip_backend/gpu/um_counter_source.h"
+#include "hip_backend/plan.h"
+
+namespace umsim::hip {
+
+namespace {
+
+using trace::Event;
+using trace::EventKind;
+constexpr Bytes KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+// Builds small plans in code, event by event.
+class PlanMaker {
+ public:
+  explicit PlanMaker(std::string name) : builder_(std::move(name)) {}
+  PlanMaker& alloc(const char* n, Bytes bytes, AllocKind kind) {
+    Event e = ev(EventKind::kAlloc, n);
+    e.op = static_cast<std::uint8_t>(kind);
+    e.length = bytes;
+    return add(e);
+  }
+  PlanMaker& access(bool gpu, const char* n, AccessType t, Bytes offset, Bytes length, Bytes stride = 0) {
+    Event e = ev(gpu ? EventKind::kGpuAccess : EventKind::kCpuAccess, n);
+    e.op = static_cast<std::uint8_t>(t);
+    e.offset = offset;
+    e.length = length;
+    e.stride = stride;
+    return add(e);
+  }
+  PlanMaker& kernel(const char* n, Nanos compute = 0) {
+    Event e = ev(EventKind::kKernelBegin, n);
+    e.processor = Processor::gpu(0);
+    e.duration = compute;
+    return add(e);
+  }
+  PlanMaker& end() { return add(ev(EventKind::kKernelEnd, nullptr)); }
+  PlanMaker& phase(const char* n) { return add(ev(EventKind::kPhase, n)); }
+  PlanMaker& prefetch(const char* n, Bytes length, Processor to) {
+    Event e = ev(EventKind::kPrefetch, n);
+    e.length = length;
+    e.processor = to;
+    return add(e);
+  }
+  PlanMaker& advise(const char* n, trace::Advice a, Processor p) {
+    Event e = ev(EventKind::kAdvise, n);
+    e.op = static_cast<std::uint8_t>(a);
+    e.processor = p;
+    return add(e);
+  }
+  PlanMaker& sync() { return add(ev(EventKind::kSync, nullptr)); }
+  PlanMaker& free(const char* n) { return add(ev(EventKind::kFree, n)); }
+  Plan plan() { return builder_.finish(); }
+
+ private:
+  Event ev(EventKind k, const char* n) {
+    Event e;
+    e.kind = k;
+    if (n) e.name = names_.intern(n);
+    return e;
+  }
+  PlanMaker& add(const Event& e) {
+    builder_.add(e, names_, "calibration");
+    return *this;
+  }
+  trace::NameTable names_;
+  PlanBuilder builder_;
+};
+
+struct WindowStats {
+  std::uint64_t batches = 0, va_block_services = 0, fault_pages = 0, gpu_faults = 0, cpu_faults = 0;
+  std::uint64_t bytes_h2d = 0, bytes_d2h = 0, bytes_prefetched = 0;
+  std::map<std::uint64_t, std::uint64_t> h2d_sizes, d2h_sizes;
+};
+
+WindowStats stats_in(const std::vector<UmRecord>& records, Window w) {
+  WindowStats s;
+  std::set<std::uint64_t> ends;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> blocks, pages;
+  for (const auto& r : records) {
+    if (!w.contains(r.start)) continue;
+    switch (r.kind) {
+      case UmKind::kGpuPageFault:
+        ends.insert(r.end);
+        blocks.insert({r.end, r.address >> 21});
+        pages.insert({r.end, r.address >> 12});
+        s.gpu_faults += std::max<std::uint64_t>(1, r.value);
+        break;
+      case UmKind::kCpuPageFault: ++s.cpu_faults; break;
+      case UmKind::kBytesH2D:
+        s.bytes_h2d += r.value;
+        ++s.h2d_sizes[r.value];
+        break;
+      case UmKind::kBytesD2H:
+        s.bytes_d2h += r.value;
+        ++s.d2h_sizes[r.value];
+        break;
+      default: break;
+    }
+    const auto cause = static_cast<MigrationCause>(r.flags);
+    if ((r.kind == UmKind::kBytesH2D || r.kind == UmKind::kBytesD2H) &&
+        (cause == MigrationCause::kUser || cause == MigrationCause::kPrefetch))
+      s.bytes_prefetched += r.value;
+  }
+  s.batches = ends.size();
+  s.va_block_services = blocks.size();
+  s.fault_pages = pages.size();
+  return s;
+}
+
+nlohmann::ordered_json hist(const std::map<std::uint64_t, std::uint64_t>& h) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [size, n] : h) j[std::to_string(size)] = n;
+  return j;
+}
+
+void say(const CalibrateOptions& o, const std::string& s) {
+  if (o.verbose) std::fprintf(stderr, "calibrate: %s\n", s.c_str());
+}
+
+std::uint64_t event_ns(hipEvent_t a, hipEvent_t b) {
+  float ms = 0;
+  UMSIM_GPU_CHECK(hipEventElapsedTime(&ms, a, b));
+  return static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+}
+
+std::uint64_t median(std::vector<std::uint64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Demand faults of one access pattern over a CPU-written managed buffer.
+nlohmann::ordered_json fault_run(const std::string& pattern, Bytes bytes, std::uint64_t& launch) {
+  PlanMaker m("calibration:faults:" + pattern);
+  // "gpu_fresh": pages nobody touched yet are populated on the GPU (no copy).
+  m.alloc("A", bytes, AllocKind::kManaged);
+  if (pattern != "gpu_fresh") m.access(false, "A", AccessType::kWrite, 0, bytes);
+  m.phase("gpu").kernel("touch");
+  const std::uint64_t pages = bytes / trace::kPageSize;
+  if (pattern == "sequential") {
+    m.access(true, "A", AccessType::kRead, 0, bytes);
+  } else if (pattern == "random") {
+    std::vector<std::uint64_t> order(pages);
+    for (std::uint64_t i = 0; i < pages; ++i) order[i] = i;
+    std::mt19937_64 rng(12345);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (auto p : order) m.access(true, "A", AccessType::kRead, p * trace::kPageSize, trace::kPageSize);
+  } else if (pattern == "stride64k") {
+    m.access(true, "A", AccessType::kRead, 0, bytes, 64 * KiB);
+  } else if (pattern == "stride2m") {
+    m.access(true, "A", AccessType::kRead, 0, bytes, 2 * MiB);
+  } else if (pattern == "write" || pattern == "gpu_fresh") {
+    m.access(true, "A", AccessType::kWrite, 0, bytes);
+  }
+  m.end().sync().free("A");
+  const Plan plan = m.plan();
+  const Measurements r = replay_plan_two_pass(plan, {});
+  launch = r.launch_overhead_ns;
+  const WindowStats s = stats_in(r.records, r.kernels[0].counter_window);
+  nlohmann::ordered_json j;
+  j["pattern"] = pattern;
+  j["bytes"] = bytes;
+  j["pages_touched"] = plan.entries.size();
+  j["time_ns"] = r.kernels[0].time_ns;
+  j["launch_overhead_ns"] = r.launch_overhead_ns;
+  j["batches"] = s.batches;
+  j["va_block_services"] = s.va_block_services;
+  j["fault_pages"] = s.fault_pages;
+  j["gpu_faults"] = s.gpu_faults;
+  j["bytes_h2d"] = s.bytes_h2d;
+  j["bytes_prefetched"] = s.bytes_prefetched;
+  j["transfers"] = hist(s.h2d_sizes);
+  return j;
+}
+
+}  // namespace
+
+int probe_counters() {
+  std::string why;
+  if (!UmCounterSource::instance().start(&why)) {
+    std::printf("counters unavailable: %s\n", why.c_str());
+    return 1;
+  }
+  PlanMaker m("probe");
+  m.alloc("A", 8 * MiB, AllocKind::kManaged).access(false, "A", AccessType::kWrite, 0, 8 * MiB)
+      .kernel("probe").access(true, "A", AccessType::kRead, 0, 8 * MiB).end().sync().free("A");
+  const Measurements r = replay_plan_two_pass(m.plan(), {});
+  const WindowStats s = stats_in(r.records, {0, ~std::uint64_t{0}});
+  std::printf("counters %s: %zu records, %llu bytes H2D, %llu fault batches, library %s\n",
+              r.counters_available ? "work" : "missing", r.records.size(), (unsigned long long)s.bytes_h2d,
+              (unsigned long long)s.batches, UmCounterSource::instance().library().c_str());
+  return r.counters_available && s.bytes_h2d > 0 ? 0 : 1;
+}
+
+nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
+  nlohmann::ordered_json raw;
+  raw["schema"] = "umsim-calibration-1";
+  std::string why;
+  UmCounterSource& counters = UmCounterSource::instance();
+  if (!counters.start(&why)) raw["counters_unavailable"] = why;
+  raw["gpu"] = describe_gpu(0);
+  std::size_t free_b = 0, total_b = 0;
+  UMSIM_GPU_CHECK(hipMemGetInfo(&free_b, &total_b));
+  const Bytes largest = o.quick ? 256 * MiB : 1 * GiB;
+  if (largest > safe_managed_limit(free_b)) throw UnsafeTraceError("calibration needs 1 GiB, less than half of free memory");
+
+  // Demand faults by access pattern and size.
+  std::uint64_t launch = 0;
+  raw["faults"] = nlohmann::ordered_json::array();
+  std::vector<std::pair<std::string, Bytes>> runs = {
+      {"sequential", 64 * MiB}, {"sequential", 256 * MiB}, {"random", 64 * MiB}, {"stride64k", 256 * MiB},
+      {"stride2m", largest},    {"write", 64 * MiB},       {"gpu_fresh", 256 * MiB}};
+  if (!o.quick) {
+    runs.push_back({"sequential", 1 * GiB});
+    runs.push_back({"random", 256 * MiB});
+    runs.push_back({"stride64k", 1 * GiB});
+  }
+  for (const auto& [pattern, bytes] : runs) {
+    say(o, "faults " + pattern + " " + std::to_string(bytes >> 20) + " MiB");
+    raw["faults"].push_back(fault_run(pattern, bytes, launch));
+  }
+  raw["launch_overhead_ns"] = launch;
+
+  // Spin accuracy: kernels with no accesses and a compute time.
+  {
+    PlanMaker m("calibration:spin");
+    const std::vector<Nanos> spins = {0, 10000, 100000, 1000000};
+    for (Nanos ns : spins) m.kernel("spin", ns).end();
+    m.sync();
+    const Measurements r = replay_plan_two_pass(m.plan(), {});
+    raw["spin"] = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < spins.size(); ++i)
+      raw["spin"].push_back({{"requested_ns", spins[i]}, {"measured_ns", r.kernels[i].time_ns}});
+  }
+
+  // CPU: first touch, resident access, faults on GPU-resident pages.
+  {
+    say(o, "cpu");
+    const Bytes bytes = 256 * MiB;
+    PlanMaker m("calibration:cpu");
+    m.alloc("A", bytes, AllocKind::kManaged)
+        .phase("first_touch").access(false, "A", AccessType::kWrite, 0, bytes)
+        .phase("resident").access(false, "A", AccessType::kWrite, 0, bytes)
+        .phase("to_gpu").prefetch("A", bytes, Processor::gpu(0)).sync()
+        .phase("fault").access(false, "A", AccessType::kWrite, 0, bytes)
+        .phase("end").free("A");
+    const Measurements r = replay_plan_two_pass(m.plan(), {});
+    raw["cpu"] = nlohmann::ordered_json::array();
+    for (std::size_t p : {1, 2, 4}) {
+      const WindowStats s = stats_in(r.records, r.phases[p].counter_window);
+      const char* test = p == 1 ? "first_touch" : p == 2 ? "resident" : "fault";
+      raw["cpu"].push_back({{"test", test},
+                            {"pages", bytes / trace::kPageSize},
+                            {"time_ns", r.phases[p].time_ns},
+                            {"cpu_faults", s.cpu_faults},
+                            {"bytes_d2h", s.bytes_d2h},
+                            {"transfers", hist(s.d2h_sizes)}});
+    }
+  }
+
+  // Remote (zero-copy) reads: pinned, mapped, managed with AccessedBy + preferred CPU.
+  {
+    say(o, "remote");
+    const Bytes bytes = 256 * MiB;
+    PlanMaker m("calibration:remote");
+    m.alloc("P", bytes, AllocKind::kPinned).alloc("M", bytes, AllocKind::kMapped).alloc("U", bytes, AllocKind::kManaged)
+        .access(false, "P", AccessType::kWrite, 0, bytes).access(false, "M", AccessType::kWrite, 0, bytes)
+        .access(false, "U", AccessType::kWrite, 0, bytes)
+        .advise("U", trace::Advice::kSetPreferredLocation, Processor::cpu())
+        .advise("U", trace::Advice::kSetAccessedBy, Processor::gpu(0));
+    for (int rep = 0; rep < 3; ++rep)
+      m.kernel("pinned").access(true, "P", AccessType::kRead, 0, bytes).end()
+          .kernel("mapped").access(true, "M", AccessType::kRead, 0, bytes).end()
+          .kernel("accessed_by").access(true, "U", AccessType::kRead, 0, bytes).end();
+    m.sync().free("P").free("M").free("U");
+    const Measurements r = replay_plan_two_pass(m.plan(), {});
+    raw["remote"] = nlohmann::ordered_json::array();
+    const char* kinds[] = {"pinned", "mapped", "accessed_by"};
+    for (std::size_t k = 0; k < r.kernels.size(); ++k) {
+      const WindowStats s = stats_in(r.records, r.kernels[k].counter_window);
+      raw["remote"].push_back({{"memory", kinds[k % 3]}, {"bytes", bytes}, {"time_ns", r.kernels[k].time_ns},
+                               {"bytes_h2d", s.bytes_h2d}, {"gpu_faults", s.gpu_faults}});
+    }
+  }
+
+  // Explicit copies by size: pinned and pageable, both directions.
+  {
+    say(o, "copies");
+    const Bytes max_bytes = 256 * MiB;
+    void* pinned = nullptr;
+    void* dev = nullptr;
+    UMSIM_GPU_CHECK(hipHostMalloc(&pinned, max_bytes, hipHostMallocDefault));
+    UMSIM_GPU_CHECK(hipMalloc(&dev, max_bytes));
+    std::vector<char> pageable(max_bytes, 1);
+    std::memset(pinned, 1, max_bytes);
+    hipStream_t st;
+    UMSIM_GPU_CHECK(hipStreamCreateWithFlags(&st, hipStreamNonBlocking));
+    hipEvent_t a, b;
+    UMSIM_GPU_CHECK(hipEventCreate(&a));
+    UMSIM_GPU_CHECK(hipEventCreate(&b));
+    raw["copies"] = nlohmann::ordered_json::array();
+    for (const char* memory : {"pinned", "pageable"})
+      for (const char* dir : {"h2d", "d2h"})
+        for (Bytes size = 4 * KiB; size <= max_bytes; size *= 4) {
+          if (std::string(memory) == "pageable" && size < 1 * MiB) continue;
+          void* host = std::string(memory) == "pinned" ? pinned : static_cast<void*>(pageable.data());
+          std::vector<std::uint64_t> t;
+          for (int rep = 0; rep < (o.quick ? 3 : 7); ++rep) {
+            UMSIM_GPU_CHECK(hipEventRecord(a, st));
+            if (std::string(dir) == "h2d")
+              UMSIM_GPU_CHECK(hipMemcpyAsync(dev, host, size, hipMemcpyHostToDevice, st));
+            else
+              UMSIM_GPU_CHECK(hipMemcpyAsync(host, dev, size, hipMemcpyDeviceToHost, st));
+            UMSIM_GPU_CHECK(hipEventRecord(b, st));
+            UMSIM_GPU_CHECK(hipEventSynchronize(b));
+            if (rep > 0) t.push_back(event_ns(a, b));  // first is a warm-up
+          }
+          raw["copies"].push_back({{"memory", memory}, {"direction", dir}, {"bytes", size}, {"time_ns", median(t)}});
+        }
+
+    // Prefetch of managed memory by size, both directions.
+    say(o, "prefetch");
+    const Bytes pbytes = o.quick ? 128 * MiB : 512 * MiB;
+    char* u = nullptr;
+    UMSIM_GPU_CHECK(hipMallocManaged(reinterpret_cast<void**>(&u), pbytes, hipMemAttachGlobal));
+    std::memset(u, 1, pbytes);
+    std::vector<UmRecord> discard;
+    std::vector<KernelActivity> kdiscard;
+    counters.take(&discard, &kdiscard);
+    raw["prefetch"] = nlohmann::ordered_json::array();
+    for (Bytes size = 64 * KiB; size <= pbytes; size *= 4) {
+      for (int rep = 0; rep < (o.quick ? 2 : 3); ++rep) {
+        for (const char* dir : {"h2d", "d2h"}) {
+          const int to = std::string(dir) == "h2d" ? 0 : hipCpuDeviceId;
+          const std::uint64_t c0 = counters.now();
+          UMSIM_GPU_CHECK(hipEventRecord(a, st));
+          UMSIM_GPU_CHECK(hipMemPrefetchAsync(u, size, to, st));
+          UMSIM_GPU_CHECK(hipEventRecord(b, st));
+          UMSIM_GPU_CHECK(hipEventSynchronize(b));
+          const std::uint64_t c1 = counters.now();
+          std::vector<UmRecord> recs;
+          counters.take(&recs, &kdiscard);
+          const WindowStats s = stats_in(recs, {c0, c1});
+          raw["prefetch"].push_back({{"direction", dir},
+                                     {"bytes", size},
+                                     {"blocks", (size + 2 * MiB - 1) / (2 * MiB)},
+                                     {"time_ns", event_ns(a, b)},
+                                     {"bytes_moved", std::string(dir) == "h2d" ? s.bytes_h2d : s.bytes_d2h},
+                                     {"transfers", hist(std::string(dir) == "h2d" ? s.h2d_sizes : s.d2h_sizes)}});
+        }
+      }
+    }
+    UMSIM_GPU_CHECK(hipFree(u));
+    UMSIM_GPU_CHECK(hipEventDestroy(a));
+    UMSIM_GPU_CHECK(hipEventDestroy(b));
+    UMSIM_GPU_CHECK(hipStreamDestroy(st));
+    UMSIM_GPU_CHECK(hipHostFree(pinned));
+    UMSIM_GPU_CHECK(hipFree(dev));
+  }
+  return raw;
+}
+
+}  // namespace umsim::hip

@@ -1,0 +1,475 @@
+#include "hip_backend/gpu/replay_runtime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "hip_backend/gpu/gpu_api.h"
+#include "hip_backend/gpu/touch_kernels.h"
+#include "hip_backend/gpu/um_counter_source.h"
+
+namespace umsim::hip {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t since_ns(Clock::time_point t0) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+}
+
+int device_of(Processor p) { return p.is_cpu() ? hipCpuDeviceId : p.gpu_index(); }
+
+hipMemoryAdvise to_hip(trace::Advice a) {
+  switch (a) {
+    case trace::Advice::kSetReadMostly: return hipMemAdviseSetReadMostly;
+    case trace::Advice::kUnsetReadMostly: return hipMemAdviseUnsetReadMostly;
+    case trace::Advice::kSetPreferredLocation: return hipMemAdviseSetPreferredLocation;
+    case trace::Advice::kUnsetPreferredLocation: return hipMemAdviseUnsetPreferredLocation;
+    case trace::Advice::kSetAccessedBy: return hipMemAdviseSetAccessedBy;
+    case trace::Advice::kUnsetAccessedBy: return hipMemAdviseUnsetAccessedBy;
+  }
+  return hipMemAdviseSetReadMostly;
+}
+
+std::uint64_t wall_clock_khz(int device) {
+#if UMSIM_NVIDIA
+  (void)device;
+  return 0;
+#else
+  // ROCm 5.2 has no wall-clock-rate attribute; gfx90a / gfx908 run s_memrealtime at 100 MHz.
+  (void)device;
+  return 100000;
+#endif
+}
+
+// Per-GPU resources that live in plain device memory (not measured).
+struct GpuSide {
+  std::uint64_t* entries = nullptr;
+  char** bases = nullptr;
+  unsigned* sink = nullptr;
+  std::uint64_t clock_khz = 0;
+  int max_blocks = 0;
+  int warp_size = 32;
+};
+
+constexpr int kThreads = 256;
+
+class Runner {
+ public:
+  Runner(const Plan& plan, const ReplayOptions& opt) : plan_(plan), opt_(opt) {}
+
+  Measurements run() {
+    Measurements m;
+    std::string why;
+    if (opt_.counters && !counters_.start(&why)) m.hardware["counters_unavailable"] = why;
+    int devices = 0;
+    UMSIM_GPU_CHECK(hipGetDeviceCount(&devices));
+    if (devices < plan_.gpus_used)
+      throw GpuError(plan_.trace + ": the trace uses " + std::to_string(plan_.gpus_used) + " GPU(s), this machine has " +
+                     std::to_string(devices));
+    // Safety first: nothing is allocated before every used GPU passed the check.
+    for (int g = 0; g < plan_.gpus_used; ++g) {
+      UMSIM_GPU_CHECK(hipSetDevice(g));
+      std::size_t free_b = 0, total_b = 0;
+      UMSIM_GPU_CHECK(hipMemGetInfo(&free_b, &total_b));
+      check_footprint(plan_, {free_b, total_b}, opt_.safe_fraction);
+      m.hardware["gpu" + std::to_string(g) + "_free_bytes_before"] = free_b;
+    }
+    m.hardware["gpu"] = describe_gpu(0);
+    if (counters_.active()) m.hardware["counters"] = "CUPTI unified-memory counter activity (" + counters_.library() + ")";
+    setup();
+    m.launch_overhead_ns = measure_launch_overhead();
+    m.hardware["launch_overhead_ns"] = m.launch_overhead_ns;
+    // Records from the setup (uploads, warm-up launches) are not part of the replay.
+    std::vector<UmRecord> discard_records;
+    std::vector<KernelActivity> discard_kernels;
+    counters_.take(&discard_records, &discard_kernels);
+
+    execute(m);
+    collect(m);
+    teardown();
+    return m;
+  }
+
+ private:
+  void setup() {
+    gpus_.resize(plan_.gpus_used);
+    for (int g = 0; g < plan_.gpus_used; ++g) {
+      UMSIM_GPU_CHECK(hipSetDevice(g));
+      GpuSide& s = gpus_[g];
+      const std::size_t n = std::max<std::size_t>(plan_.entries.size(), 1);
+      UMSIM_GPU_CHECK(hipMalloc(reinterpret_cast<void**>(&s.entries), n * sizeof(std::uint64_t)));
+      if (!plan_.entries.empty())
+        UMSIM_GPU_CHECK(hipMemcpy(s.entries, plan_.entries.data(), plan_.entries.size() * sizeof(std::uint64_t),
+                                  hipMemcpyHostToDevice));
+      UMSIM_GPU_CHECK(hipMalloc(reinterpret_cast<void**>(&s.bases), AccessEntry::kMaxSlots * sizeof(char*)));
+      UMSIM_GPU_CHECK(hipMemset(s.bases, 0, AccessEntry::kMaxSlots * sizeof(char*)));
+      UMSIM_GPU_CHECK(hipMalloc(reinterpret_cast<void**>(&s.sink), sizeof(unsigned)));
+      hipDeviceProp_t prop;
+      UMSIM_GPU_CHECK(hipGetDeviceProperties(&prop, g));
+      // All blocks resident at once, so the spin after the accesses adds compute time once.
+      s.max_blocks = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / kThreads);
+      s.clock_khz = wall_clock_khz(g);
+      s.warp_size = prop.warpSize;
+    }
+    host_ptrs_.assign(plan_.allocations.size(), nullptr);
+    dev_ptrs_.assign(plan_.allocations.size(), nullptr);
+    kernel_events_.resize(plan_.kernels.size());
+    for (std::size_t k = 0; k < plan_.kernels.size(); ++k) {
+      UMSIM_GPU_CHECK(hipSetDevice(plan_.kernels[k].gpu));
+      UMSIM_GPU_CHECK(hipEventCreate(&kernel_events_[k].first));
+      UMSIM_GPU_CHECK(hipEventCreate(&kernel_events_[k].second));
+    }
+    for (std::size_t e = 0; e < plan_.events.size(); ++e) named_events_.push_back(nullptr);
+    UMSIM_GPU_CHECK(hipSetDevice(0));
+    UMSIM_GPU_CHECK(hipEventCreate(&base_event_));
+  }
+
+  hipStream_t stream(int gpu, std::uint32_t id) {
+    auto key = std::make_pair(gpu, id);
+    auto it = streams_.find(key);
+    if (it != streams_.end()) return it->second;
+    UMSIM_GPU_CHECK(hipSetDevice(gpu));
+    hipStream_t s;
+    UMSIM_GPU_CHECK(hipStreamCreateWithFlags(&s, hipStreamNonBlocking));
+    streams_[key] = s;
+    return s;
+  }
+
+  void launch_touch(int gpu, hipStream_t s, std::uint64_t first, std::uint64_t count, std::uint64_t compute_ns) {
+    const GpuSide& g = gpus_[gpu];
+    TouchArgs a;
+    a.entries = g.entries + first;
+    a.count = count;
+    a.bases = g.bases;
+    a.compute_ns = compute_ns;
+    a.wall_clock_khz = g.clock_khz;
+    a.sink = g.sink;
+    // One warp per page access.
+    const std::uint64_t want = (count * g.warp_size + kThreads - 1) / kThreads;
+    const int blocks = static_cast<int>(std::clamp<std::uint64_t>(want, 1, g.max_blocks));
+    UMSIM_GPU_CHECK(launch_touch_kernel(a, blocks, kThreads, s));
+  }
+
+  // Median time of an empty touch kernel on gpu0: subtracted from kernel times to estimate stall.
+  std::uint64_t measure_launch_overhead() {
+    UMSIM_GPU_CHECK(hipSetDevice(0));
+    hipStream_t s = stream(0, plan_.streams.empty() ? 0 : plan_.streams.front());
+    hipEvent_t a, b;
+    UMSIM_GPU_CHECK(hipEventCreate(&a));
+    UMSIM_GPU_CHECK(hipEventCreate(&b));
+    std::vector<std::uint64_t> t;
+    for (int i = 0; i < 21; ++i) {
+      UMSIM_GPU_CHECK(hipEventRecord(a, s));
+      launch_touch(0, s, 0, 0, 0);
+      UMSIM_GPU_CHECK(hipEventRecord(b, s));
+      UMSIM_GPU_CHECK(hipEventSynchronize(b));
+      float ms = 0;
+      UMSIM_GPU_CHECK(hipEventElapsedTime(&ms, a, b));
+      t.push_back(static_cast<std::uint64_t>(ms * 1e6));
+    }
+    UMSIM_GPU_CHECK(hipEventDestroy(a));
+    UMSIM_GPU_CHECK(hipEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
+  void sync_all() {
+    for (int g = 0; g < plan_.gpus_used; ++g) {
+      UMSIM_GPU_CHECK(hipSetDevice(g));
+      UMSIM_GPU_CHECK(hipDeviceSynchronize());
+    }
+  }
+
+  void allocate(const Step& s) {
+    const PlanAllocation& a = plan_.allocations[s.slot];
+    void* host = nullptr;
+    void* dev = nullptr;
+    switch (a.kind) {
+      case AllocKind::kManaged:
+        UMSIM_GPU_CHECK(hipMallocManaged(&host, a.bytes, hipMemAttachGlobal));
+        dev = host;
+        // A placement (on=gpuN) populates the pages there before the trace goes on.
+        if (a.placement.is_gpu()) {
+          UMSIM_GPU_CHECK(hipSetDevice(a.placement.gpu_index()));
+          UMSIM_GPU_CHECK(hipMemPrefetchAsync(host, a.bytes, a.placement.gpu_index(), stream(a.placement.gpu_index(), 0)));
+          UMSIM_GPU_CHECK(hipStreamSynchronize(stream(a.placement.gpu_index(), 0)));
+        }
+        break;
+      case AllocKind::kDevice:
+        UMSIM_GPU_CHECK(hipSetDevice(a.placement.is_gpu() ? a.placement.gpu_index() : 0));
+        UMSIM_GPU_CHECK(hipMalloc(&dev, a.bytes));
+        break;
+      case AllocKind::kPinned:
+      case AllocKind::kMapped:
+        UMSIM_GPU_CHECK(hipHostMalloc(&host, a.bytes, a.kind == AllocKind::kMapped ? hipHostMallocMapped
+                                                                                   : hipHostMallocDefault));
+        if (hipHostGetDevicePointer(&dev, host, 0) != hipSuccess) {
+          (void)hipGetLastError();
+          dev = host;  // unified addressing: the host pointer is valid on the GPU
+        }
+        break;
+    }
+    host_ptrs_[s.slot] = static_cast<char*>(host);
+    dev_ptrs_[s.slot] = static_cast<char*>(dev);
+    for (int g = 0; g < plan_.gpus_used; ++g) {
+      UMSIM_GPU_CHECK(hipSetDevice(g));
+      UMSIM_GPU_CHECK(hipMemcpy(gpus_[g].bases + s.slot, &dev_ptrs_[s.slot], sizeof(char*), hipMemcpyHostToDevice));
+    }
+  }
+
+  void release(std::uint32_t slot) {
+    const PlanAllocation& a = plan_.allocations[slot];
+    if (a.kind == AllocKind::kManaged || a.kind == AllocKind::kDevice) {
+      if (dev_ptrs_[slot]) UMSIM_GPU_CHECK(hipFree(dev_ptrs_[slot]));
+    } else if (host_ptrs_[slot]) {
+      UMSIM_GPU_CHECK(hipHostFree(host_ptrs_[slot]));
+    }
+    host_ptrs_[slot] = dev_ptrs_[slot] = nullptr;
+  }
+
+  // The CPU reads, writes or atomically updates the whole 4 KiB page (the GPU
+  // side does the same), so resident-page costs compare like for like.
+  void cpu_access(const Step& s) {
+    char* base = host_ptrs_[s.slot];
+    trace::Event e;
+    e.offset = s.offset;
+    e.length = s.length;
+    e.stride = s.stride;
+    const auto type = static_cast<AccessType>(s.op);
+    std::uint64_t acc = 0;
+    constexpr std::size_t kWords = trace::kPageSize / sizeof(std::uint64_t);
+    for (std::uint32_t pass = 0; pass < s.count; ++pass)
+      trace::for_each_page_once(e, [&](std::uint64_t page) {
+        auto* p = reinterpret_cast<std::uint64_t*>(base + page * trace::kPageSize);
+        if (type == AccessType::kRead) {
+          for (std::size_t w = 0; w < kWords; ++w) acc += reinterpret_cast<volatile std::uint64_t*>(p)[w];
+        } else if (type == AccessType::kWrite) {
+          for (std::size_t w = 0; w < kWords; ++w) reinterpret_cast<volatile std::uint64_t*>(p)[w] = page + w;
+        } else {
+          __atomic_fetch_add(p, std::uint64_t{1}, __ATOMIC_RELAXED);
+        }
+      });
+    cpu_sink_ += acc;
+  }
+
+  void close_phase(Measurements& m, std::size_t phase) {
+    sync_all();
+    m.phases[phase].time_ns = since_ns(t0_) - m.phases[phase].start_ns;
+    m.phases[phase].counter_window.end = counters_.now();
+  }
+
+  void open_phase(Measurements& m, std::size_t phase) {
+    m.phases[phase].start_ns = since_ns(t0_);
+    m.phases[phase].counter_window.start = counters_.now();
+  }
+
+  void execute(Measurements& m) {
+    m.kernels.resize(plan_.kernels.size());
+    m.phases.resize(plan_.phases.size());
+    sync_all();
+    UMSIM_GPU_CHECK(hipSetDevice(0));
+    UMSIM_GPU_CHECK(hipEventRecord(base_event_, stream(0, plan_.streams.empty() ? 0 : plan_.streams.front())));
+    t0_ = Clock::now();
+    std::size_t phase = 0;
+    excluded_.assign(plan_.phases.size(), 0);
+    open_phase(m, 0);
+    for (const Step& s : plan_.steps) {
+      switch (s.kind) {
+        // Allocation and free calls cost host time the model does not charge
+        // (pinning, page-table teardown): timed and excluded from phase and total
+        // times. hipFree synchronizes the device anyway; syncing first keeps the
+        // kernels' time out of the excluded span.
+        case StepKind::kAlloc: {
+          const auto t = Clock::now();
+          allocate(s);
+          excluded_[phase] += since_ns(t);
+          break;
+        }
+        case StepKind::kFree: {
+          sync_all();
+          const auto t = Clock::now();
+          release(s.slot);
+          excluded_[phase] += since_ns(t);
+          break;
+        }
+        case StepKind::kKernel: {
+          const PlanKernel& k = plan_.kernels[s.index];
+          hipStream_t st = stream(k.gpu, k.stream);
+          UMSIM_GPU_CHECK(hipSetDevice(k.gpu));
+          UMSIM_GPU_CHECK(hipEventRecord(kernel_events_[s.index].first, st));
+          launch_touch(k.gpu, st, k.first_entry, k.entry_count, k.compute_ns);
+          UMSIM_GPU_CHECK(hipEventRecord(kernel_events_[s.index].second, st));
+          break;
+        }
+        case StepKind::kCpuAccess: cpu_access(s); break;
+        case StepKind::kPrefetch: {
+          const int gpu = s.processor.is_gpu() ? s.processor.gpu_index() : 0;
+          UMSIM_GPU_CHECK(hipSetDevice(gpu));
+          UMSIM_GPU_CHECK(hipMemPrefetchAsync(dev_ptrs_[s.slot] + s.offset, s.length, device_of(s.processor),
+                                              stream(gpu, s.stream)));
+          break;
+        }
+        case StepKind::kAdvise: {
+          const auto advice = static_cast<trace::Advice>(s.op);
+          const int device = s.processor.is_none() ? 0 : device_of(s.processor);
+          UMSIM_GPU_CHECK(hipMemAdvise(dev_ptrs_[s.slot] + s.offset, s.length, to_hip(advice), device));
+          break;
+        }
+        case StepKind::kSync:
+          switch (static_cast<trace::SyncScope>(s.op)) {
+            case trace::SyncScope::kAll: sync_all(); break;
+            case trace::SyncScope::kGpu:
+              UMSIM_GPU_CHECK(hipSetDevice(s.processor.gpu_index()));
+              UMSIM_GPU_CHECK(hipDeviceSynchronize());
+              break;
+            case trace::SyncScope::kStream:
+              for (int g = 0; g < plan_.gpus_used; ++g)
+                if (streams_.count({g, s.stream})) UMSIM_GPU_CHECK(hipStreamSynchronize(streams_[{g, s.stream}]));
+              break;
+          }
+          break;
+        case StepKind::kEventRecord: {
+          hipEvent_t& ev = named_events_[s.index];
+          UMSIM_GPU_CHECK(hipSetDevice(0));
+          if (!ev) UMSIM_GPU_CHECK(hipEventCreateWithFlags(&ev, hipEventDisableTiming));
+          UMSIM_GPU_CHECK(hipEventRecord(ev, stream(0, s.stream)));
+          break;
+        }
+        case StepKind::kEventWait:
+          UMSIM_GPU_CHECK(hipStreamWaitEvent(stream(0, s.stream), named_events_[s.index], 0));
+          break;
+        case StepKind::kPhase:
+          close_phase(m, phase);
+          phase = s.index;
+          open_phase(m, phase);
+          break;
+      }
+    }
+    close_phase(m, phase);
+    m.total_ns = since_ns(t0_);
+    std::uint64_t excluded = 0;
+    for (std::size_t p = 0; p < m.phases.size(); ++p) {
+      m.phases[p].time_ns -= std::min(m.phases[p].time_ns, excluded_[p]);
+      excluded += excluded_[p];
+    }
+    m.total_ns -= std::min(m.total_ns, excluded);
+    m.hardware["alloc_free_ns_excluded"] = excluded;
+  }
+
+  void collect(Measurements& m) {
+    for (std::size_t k = 0; k < plan_.kernels.size(); ++k) {
+      float ms = 0, from_base = 0;
+      UMSIM_GPU_CHECK(hipEventElapsedTime(&ms, kernel_events_[k].first, kernel_events_[k].second));
+      if (plan_.kernels[k].gpu == 0) (void)hipEventElapsedTime(&from_base, base_event_, kernel_events_[k].first);
+      m.kernels[k].time_ns = static_cast<std::uint64_t>(static_cast<double>(ms) * 1e6);
+      m.kernels[k].start_ns = static_cast<std::uint64_t>(std::max(0.0, static_cast<double>(from_base) * 1e6));
+    }
+    if (!opt_.counters || !counters_.active()) return;
+    std::vector<KernelActivity> activity;
+    const std::uint64_t dropped_before = counters_.dropped();
+    counters_.take(&m.records, &activity);
+    m.hardware["counter_records"] = m.records.size();
+    m.hardware["counter_records_dropped"] = counters_.dropped() - dropped_before;
+    std::sort(activity.begin(), activity.end(), [](const auto& a, const auto& b) { return a.correlation < b.correlation; });
+    // The replay's kernels are the last ones launched, in order.
+    if (activity.size() >= plan_.kernels.size()) {
+      const std::size_t skip = activity.size() - plan_.kernels.size();
+      for (std::size_t k = 0; k < plan_.kernels.size(); ++k)
+        m.kernels[k].counter_window = {activity[skip + k].start, activity[skip + k].end};
+      m.counters_available = true;
+    } else {
+      m.hardware["counters_unavailable"] = "kernel activity records missing (" + std::to_string(activity.size()) + " of " +
+                                           std::to_string(plan_.kernels.size()) + ")";
+    }
+  }
+
+  void teardown() {
+    for (std::uint32_t slot = 0; slot < plan_.allocations.size(); ++slot)
+      if (host_ptrs_[slot] || dev_ptrs_[slot]) release(slot);
+    for (auto& [key, s] : streams_) (void)hipStreamDestroy(s);
+    for (auto& [a, b] : kernel_events_) {
+      (void)hipEventDestroy(a);
+      (void)hipEventDestroy(b);
+    }
+    for (auto& e : named_events_)
+      if (e) (void)hipEventDestroy(e);
+    (void)hipEventDestroy(base_event_);
+    for (auto& g : gpus_) {
+      (void)hipFree(g.entries);
+      (void)hipFree(g.bases);
+      (void)hipFree(g.sink);
+    }
+  }
+
+  const Plan& plan_;
+  ReplayOptions opt_;
+  UmCounterSource& counters_ = UmCounterSource::instance();
+  std::vector<GpuSide> gpus_;
+  std::vector<char*> host_ptrs_, dev_ptrs_;
+  std::map<std::pair<int, std::uint32_t>, hipStream_t> streams_;
+  std::vector<std::pair<hipEvent_t, hipEvent_t>> kernel_events_;
+  std::vector<hipEvent_t> named_events_;
+  hipEvent_t base_event_ = nullptr;
+  Clock::time_point t0_;
+  std::uint64_t cpu_sink_ = 0;
+  std::vector<std::uint64_t> excluded_;  // per phase: host time inside alloc / free calls
+};
+
+}  // namespace
+
+nlohmann::ordered_json describe_gpu(int device) {
+  hipDeviceProp_t prop;
+  UMSIM_GPU_CHECK(hipGetDeviceProperties(&prop, device));
+  int driver = 0, runtime = 0;
+  (void)hipDriverGetVersion(&driver);
+  (void)hipRuntimeGetVersion(&runtime);
+  nlohmann::ordered_json j;
+  j["name"] = prop.name;
+  j["memory_bytes"] = static_cast<std::uint64_t>(prop.totalGlobalMem);
+  j["multiprocessors"] = prop.multiProcessorCount;
+  j["driver_version"] = driver;
+  j["runtime_version"] = runtime;
+  j["platform"] = UMSIM_NVIDIA ? "nvidia" : "amd";
+  return j;
+}
+
+Measurements replay_plan(const Plan& plan, const ReplayOptions& options) {
+  Runner r(plan, options);
+  return r.run();
+}
+
+// Collecting UM counters slows kernels (CUPTI re-arms its buffers after each
+// flush) and the driver's fault path, so times come from a pass without
+// counters and the counters from a second pass of the same plan.
+Measurements replay_plan_two_pass(const Plan& plan, const ReplayOptions& options) {
+  ReplayOptions timing = options;
+  timing.counters = false;
+  Measurements m = replay_plan(plan, timing);
+  if (!options.counters) return m;
+  ReplayOptions counting = options;
+  counting.counters = true;
+  Measurements c = replay_plan(plan, counting);
+  if (!c.counters_available) {
+    m.hardware["counters_unavailable"] = c.hardware.value("counters_unavailable", std::string("unknown reason"));
+    return m;
+  }
+  m.counters_available = true;
+  m.records = std::move(c.records);
+  for (std::size_t k = 0; k < m.kernels.size(); ++k) m.kernels[k].counter_window = c.kernels[k].counter_window;
+  for (std::size_t p = 0; p < m.phases.size(); ++p) m.phases[p].counter_window = c.phases[p].counter_window;
+  m.hardware["counters"] = c.hardware["counters"];
+  m.hardware["counter_records"] = c.hardware["counter_records"];
+  m.hardware["counter_records_dropped"] = c.hardware["counter_records_dropped"];
+  nlohmann::ordered_json pass;
+  pass["total_ns"] = c.total_ns;
+  pass["kernel_ns"] = nlohmann::ordered_json::array();
+  for (const auto& k : c.kernels) pass["kernel_ns"].push_back(k.time_ns);
+  m.hardware["counter_pass_times"] = pass;
+  return m;
+}
+
+}  // namespace umsim::hip

@@ -1,0 +1,183 @@
+// umsim-hip: replays umsim traces on a real GPU and calibrates hardware profiles.
+//
+//   umsim-hip replay TRACE [--json OUT] [--safe-fraction F] [--no-counters]
+//   umsim-hip calibrate --out profiles/NAME.toml [--raw FILE] [--quick]
+//   umsim-hip fit --raw FILE --out profiles/NAME.toml
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hip_backend/calibration_fit.h"
+#include "hip_backend/gpu/calibrate.h"
+#include "hip_backend/gpu/gpu_api.h"
+#include "hip_backend/gpu/replay_runtime.h"
+#include "hip_backend/hip_result.h"
+#include "hip_backend/plan.h"
+#include "hip_backend/safety.h"
+#include "traces/trace_error.h"
+#include "traces/trace_reader.h"
+
+namespace {
+
+using namespace umsim;
+using namespace umsim::hip;
+
+const char* kUsage =
+    "usage:\n"
+    "  umsim-hip replay TRACE [--json OUT] [--safe-fraction F] [--no-counters]\n"
+    "      Replays TRACE on GPU 0.. with the real runtime API and writes the same JSON\n"
+    "      schema as `umsim replay` (producer \"umsim-hip\"). Refuses traces whose managed\n"
+    "      footprint exceeds F (default 0.5, at most 0.5) of the GPU's free memory.\n"
+    "  umsim-hip calibrate --out PROFILE.toml [--raw RAW.json] [--quick]\n"
+    "      Measures the profile's parameters, writes the raw measurements (default\n"
+    "      profiles/raw/NAME/calibration.json) and updates PROFILE.toml's values in place.\n"
+    "  umsim-hip probe\n"
+    "      Checks that unified-memory counters work (UMSIM_CUPTI_LIB selects the CUPTI).\n"
+    "  umsim-hip fit --raw RAW.json --out PROFILE.toml\n"
+    "      Re-fits PROFILE.toml's values from stored raw measurements (no GPU needed).\n";
+
+struct Args {
+  std::vector<std::string> positional;
+  std::string json, out, raw;
+  double safe_fraction = kDefaultSafeFraction;
+  bool counters = true, quick = false;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 2; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error("option " + s + " needs a value");
+      return argv[++i];
+    };
+    if (s == "--json") a.json = value();
+    else if (s == "--out") a.out = value();
+    else if (s == "--raw") a.raw = value();
+    else if (s == "--safe-fraction") a.safe_fraction = std::stod(value());
+    else if (s == "--no-counters") a.counters = false;
+    else if (s == "--quick") a.quick = true;
+    else if (s == "-h" || s == "--help") { std::cout << kUsage; std::exit(0); }
+    else if (!s.empty() && s[0] == '-') throw std::runtime_error("unknown option " + s + "\n" + kUsage);
+    else a.positional.push_back(s);
+  }
+  return a;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+void print_summary(const Result& r) {
+  std::printf("%-24s %12s %12s %10s %8s %14s %14s\n", "scope", "time_us", "stall_us", "faults", "batches",
+              "bytes_h2d", "bytes_d2h");
+  auto row = [](const std::string& name, const Counters& c) {
+    std::printf("%-24s %12.1f %12.1f %10llu %8llu %14llu %14llu\n", name.c_str(), c.time_ns / 1e3, c.stall_ns / 1e3,
+                (unsigned long long)c.gpu_faults, (unsigned long long)c.fault_batches,
+                (unsigned long long)c.bytes_h2d, (unsigned long long)c.bytes_d2h);
+  };
+  for (const auto& k : r.kernels) row("kernel " + k.name, k.counters);
+  for (const auto& p : r.phases) row("phase " + p.name, p.counters);
+  row("total", r.total);
+}
+
+int replay(const Args& a) {
+  if (a.positional.size() != 1) throw std::runtime_error("replay needs exactly one TRACE\n" + std::string(kUsage));
+  auto reader = trace::open_trace(a.positional[0]);
+  const Plan plan = build_plan(*reader);
+  for (const auto& w : plan.warnings) std::fprintf(stderr, "umsim-hip: warning: %s\n", w.c_str());
+  ReplayOptions opt;
+  opt.safe_fraction = a.safe_fraction;
+  opt.counters = a.counters;
+  const Measurements m = replay_plan_two_pass(plan, opt);
+  nlohmann::ordered_json config;
+  config["backend"] = "umsim-hip";
+  config["safe_fraction"] = a.safe_fraction;
+  config["page_access"] = "one warp per 4 KiB page, whole page read or written";
+  config["streams"] = "one non-blocking stream per trace stream id";
+  config["phase_boundaries"] = "device synchronized at each phase marker";
+  config["passes"] = a.counters ? "times from a pass without UM counters, counters from a second pass" : "one pass, no UM counters";
+  config["excluded_from_times"] = "host time inside allocation and free calls";
+  const Result r = make_result(plan, m, config);
+  print_summary(r);
+  if (!a.json.empty()) write_file(a.json, to_json(r).dump(2) + "\n");
+  return 0;
+}
+
+std::string default_raw_path(const std::string& profile) {
+  const auto p = std::filesystem::path(profile);
+  return (p.parent_path() / "raw" / p.stem() / "calibration.json").string();
+}
+
+int fit(const std::string& raw_path, const std::string& out) {
+  const auto raw = nlohmann::json::parse(read_file(raw_path));
+  const auto values = fit_profile(raw);
+  write_file(out, update_toml_values(read_file(out), values));
+  for (const auto& [k, v] : values) std::printf("%-32s = %s\n", k.c_str(), v.c_str());
+  return 0;
+}
+
+int calibrate(const Args& a) {
+  if (a.out.empty()) throw std::runtime_error("calibrate needs --out PROFILE.toml (an existing profile to update)");
+  if (!std::filesystem::exists(a.out)) throw std::runtime_error(a.out + ": no such profile (calibration updates an existing profile's values)");
+  CalibrateOptions o;
+  o.quick = a.quick;
+  const auto raw = run_calibration(o);
+  const std::string raw_path = a.raw.empty() ? default_raw_path(a.out) : a.raw;
+  write_file(raw_path, raw.dump(2) + "\n");
+  std::printf("raw measurements: %s\n", raw_path.c_str());
+  return fit(raw_path, a.out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // keep what was printed if the GPU runtime aborts
+  try {
+    const Args a = parse(argc, argv);
+    if (cmd == "replay") return replay(a);
+    if (cmd == "calibrate") return calibrate(a);
+    if (cmd == "probe") return probe_counters();
+    if (cmd == "fit") {
+      if (a.raw.empty() || a.out.empty()) throw std::runtime_error("fit needs --raw RAW.json and --out PROFILE.toml");
+      return fit(a.raw, a.out);
+    }
+    if (cmd == "-h" || cmd == "--help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    std::cerr << "umsim-hip: unknown command '" << cmd << "'\n" << kUsage;
+    return 2;
+  } catch (const umsim::trace::TraceError& e) {
+    std::cerr << "umsim-hip: " << e.what() << "\n";
+    return 1;
+  } catch (const UnsafeTraceError& e) {
+    std::cerr << "umsim-hip: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "umsim-hip: " << e.what() << "\n";
+    return 1;
+  }
+}

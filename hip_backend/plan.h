@@ -1,0 +1,150 @@
+// The execution plan: a trace translated into the steps the HIP runtime
+// performs on a real GPU. Plain C++ (no GPU headers) so it is unit-tested in CI.
+//
+// Memory use is proportional to the pages the kernels touch (8 bytes per page
+// access), not to the trace's event count: access ranges are expanded into
+// page-granular entries once, so the GPU kernel can replay exactly those pages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/event.h"
+#include "traces/trace_reader.h"
+
+namespace umsim::hip {
+
+using trace::AccessType;
+using trace::AllocKind;
+using trace::Bytes;
+using trace::Nanos;
+using trace::Processor;
+
+// One allocation of the trace. A name freed and allocated again gets a new slot.
+struct PlanAllocation {
+  std::string name;
+  AllocKind kind = AllocKind::kManaged;
+  Bytes bytes = 0;
+  Processor placement;  // where the trace placed it initially (none = driver's choice)
+};
+
+// A page-granular access the touch kernel performs: one word at the page's
+// start, read, written or atomically added. Packed into 64 bits so the access
+// list stays small in device memory:
+//   bits 0-1 access type, bits 2-13 allocation slot, bits 14-63 page index.
+struct AccessEntry {
+  static constexpr int kTypeBits = 2;
+  static constexpr int kSlotBits = 12;
+  static constexpr std::uint32_t kMaxSlots = 1u << kSlotBits;
+  static constexpr std::uint64_t kMaxPage = (std::uint64_t{1} << (64 - kTypeBits - kSlotBits)) - 1;
+
+  static std::uint64_t pack(AccessType type, std::uint32_t slot, std::uint64_t page) {
+    return static_cast<std::uint64_t>(type) | (std::uint64_t{slot} << kTypeBits) |
+           (page << (kTypeBits + kSlotBits));
+  }
+  static AccessType type(std::uint64_t e) { return static_cast<AccessType>(e & 3u); }
+  static std::uint32_t slot(std::uint64_t e) {
+    return static_cast<std::uint32_t>((e >> kTypeBits) & (kMaxSlots - 1));
+  }
+  static std::uint64_t page(std::uint64_t e) { return e >> (kTypeBits + kSlotBits); }
+};
+
+enum class StepKind : std::uint8_t {
+  kAlloc,
+  kFree,
+  kKernel,
+  kCpuAccess,
+  kPrefetch,
+  kAdvise,
+  kSync,
+  kEventRecord,
+  kEventWait,
+  kPhase,
+};
+const char* to_string(StepKind k);
+
+// One step, in trace order. Fields are used by kind (see StepKind comments in
+// traces/event.h); indices refer to the plan's tables.
+struct Step {
+  StepKind kind = StepKind::kPhase;
+  std::uint32_t slot = 0;        // allocation slot (alloc, free, accesses, prefetch, advise)
+  std::uint32_t index = 0;       // kernel index, phase index or event index, by kind
+  std::uint32_t stream = 0;      // trace stream id
+  Processor processor;           // GPU of a kernel, prefetch destination, advise target, sync GPU
+  std::uint8_t op = 0;           // AccessType, Advice or SyncScope
+  std::uint32_t count = 1;       // CPU accesses: passes
+  Bytes offset = 0;              // CPU access / prefetch / advise range
+  Bytes length = 0;
+  Bytes stride = 0;              // CPU access stride
+};
+
+// A kernel launch: its page accesses are entries [first_entry, first_entry + entry_count)
+// of Plan::entries, in trace order (a range with count = n appears n times).
+struct PlanKernel {
+  std::string name;
+  int gpu = 0;
+  std::uint32_t stream = 0;
+  Nanos compute_ns = 0;
+  std::uint64_t first_entry = 0;
+  std::uint64_t entry_count = 0;
+  std::string position;  // where the kernel begins in the trace, for messages
+};
+
+struct Plan {
+  std::string trace;  // source, as given
+  std::vector<PlanAllocation> allocations;  // by slot
+  std::vector<Step> steps;
+  std::vector<PlanKernel> kernels;
+  std::vector<std::string> phases;     // phase names; phase 0 is the implicit "main"
+  std::vector<std::string> events;     // named hipEvents
+  std::vector<std::uint32_t> streams;  // trace stream ids used, ascending
+  std::vector<std::uint64_t> entries;  // packed AccessEntry values of all kernels
+  int gpus_used = 0;                   // 1 + highest GPU index any step names
+  std::uint64_t cpu_page_touches = 0;  // page accesses the CPU steps make (all passes)
+  std::vector<std::string> warnings;   // steps the backend skips, with positions
+
+  // Largest sum of live managed allocations at any point of the trace (bytes).
+  Bytes peak_managed_bytes = 0;
+  // Same for device (hipMalloc) and host (pinned + mapped) allocations.
+  Bytes peak_device_bytes = 0;
+  Bytes peak_host_bytes = 0;
+};
+
+// Limits that keep a plan's host and device memory small.
+struct PlanLimits {
+  std::uint64_t max_entries = std::uint64_t{1} << 28;  // 2 GiB of access list
+};
+
+// Translates a whole trace, reading it batch by batch. Throws trace::TraceError
+// naming the trace position for anything the backend cannot replay (unknown or
+// freed allocation, access outside an allocation, kernel without end, CPU access
+// to device memory, ...).
+Plan build_plan(trace::TraceReader& reader, const PlanLimits& limits = {});
+
+// Incremental form used by build_plan and by tests that build events in code.
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(std::string source, PlanLimits limits = {});
+  // `position` names the event's place in the trace for error messages.
+  void add(const trace::Event& e, const trace::NameTable& names, const std::string& position);
+  // Checks the trace ended cleanly (no open kernel) and returns the plan.
+  Plan finish();
+
+ private:
+  std::uint32_t live_slot(const trace::Event& e, const trace::NameTable& names, const std::string& pos) const;
+  void check_range(const trace::Event& e, std::uint32_t slot, const std::string& pos) const;
+  void note_stream(std::uint32_t s);
+  void note_processor(Processor p, const std::string& pos);
+  void update_peaks();
+
+  Plan plan_;
+  PlanLimits limits_;
+  std::vector<std::pair<std::string, std::uint32_t>> live_;  // name -> slot of live allocations
+  std::vector<bool> freed_;
+  bool in_kernel_ = false;
+  std::string kernel_position_;
+  Bytes live_managed_ = 0, live_device_ = 0, live_host_ = 0;
+};
+
+}  // namespace umsim::hip

@@ -1,0 +1,32 @@
+#include "hip_backend/safety.h"
+
+#include <fmt/format.h>
+
+namespace umsim::hip {
+
+namespace {
+std::string gib(std::uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / (1ull << 30)); }
+}  // namespace
+
+std::uint64_t safe_managed_limit(std::uint64_t free_bytes, double fraction) {
+  return static_cast<std::uint64_t>(static_cast<long double>(free_bytes) * fraction);
+}
+
+void check_footprint(const Plan& plan, const MemoryInfo& gpu, double fraction) {
+  if (!(fraction > 0.0 && fraction <= 0.5))
+    throw UnsafeTraceError(fmt::format("safe fraction {} is out of range (0, 0.5]", fraction));
+  if (gpu.free_bytes == 0)
+    throw UnsafeTraceError("the GPU reports 0 bytes free (hipMemGetInfo); refusing to allocate anything");
+  const std::uint64_t limit = safe_managed_limit(gpu.free_bytes, fraction);
+  // Device allocations take GPU memory the managed pages then cannot use.
+  const std::uint64_t need = plan.peak_managed_bytes + plan.peak_device_bytes;
+  if (need > limit)
+    throw UnsafeTraceError(fmt::format(
+        "{}: refusing to replay: managed footprint {} (+ {} device memory) exceeds {:.0f}% of the GPU's free memory "
+        "({} of {} free, limit {}); the backend never oversubscribes a real GPU: study oversubscription with "
+        "`umsim replay` instead",
+        plan.trace, gib(plan.peak_managed_bytes), gib(plan.peak_device_bytes), fraction * 100, gib(gpu.free_bytes),
+        gib(gpu.total_bytes), gib(limit)));
+}
+
+}  // namespace umsim::hip

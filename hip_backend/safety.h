@@ -1,0 +1,35 @@
+// The safety check that runs before the backend allocates anything: a trace
+// whose managed footprint exceeds a fraction (default one half) of the GPU's
+// free memory is refused. Oversubscription is studied in the simulator, never
+// on a real card (an oversubscribed managed working set can hang the GPU).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "hip_backend/plan.h"
+
+namespace umsim::hip {
+
+inline constexpr double kDefaultSafeFraction = 0.5;
+
+class UnsafeTraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct MemoryInfo {
+  std::uint64_t free_bytes = 0;
+  std::uint64_t total_bytes = 0;
+};
+
+// Throws UnsafeTraceError with a message that names the trace, both sizes and the
+// limit when the plan's peak managed bytes (plus its device allocations, which
+// also take GPU memory) exceed fraction * free. `fraction` must be in (0, 0.5].
+void check_footprint(const Plan& plan, const MemoryInfo& gpu, double fraction = kDefaultSafeFraction);
+
+// The largest managed footprint allowed for the given free memory.
+std::uint64_t safe_managed_limit(std::uint64_t free_bytes, double fraction = kDefaultSafeFraction);
+
+}  // namespace umsim::hip

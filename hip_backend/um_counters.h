@@ -1,0 +1,71 @@
+// Unified-memory counter records (as CUPTI's unified-memory counter activity
+// reports them on NVIDIA) and their attribution to kernels, phases and the
+// whole run by timestamp. Plain C++ so the attribution is unit-tested in CI;
+// the CUPTI side only copies records into UmRecord.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/result.h"
+
+namespace umsim::hip {
+
+// Same numbering as CUpti_ActivityUnifiedMemoryCounterKind.
+enum class UmKind : std::uint32_t {
+  kBytesH2D = 1,
+  kBytesD2H = 2,
+  kCpuPageFault = 3,
+  kGpuPageFault = 4,
+  kThrashing = 5,
+  kThrottling = 6,
+  kRemoteMap = 7,
+  kBytesD2D = 8,
+};
+
+// Same numbering as CUpti_ActivityUnifiedMemoryMigrationCause (flags of transfers).
+enum class MigrationCause : std::uint32_t {
+  kUnknown = 0,
+  kUser = 1,       // explicit prefetch (hipMemPrefetchAsync)
+  kCoherence = 2,  // demand migration on a fault
+  kPrefetch = 3,   // the driver's speculative prefetcher
+  kEviction = 4,
+  kAccessCounters = 5,
+};
+
+struct UmRecord {
+  UmKind kind = UmKind::kBytesH2D;
+  std::uint64_t value = 0;  // bytes (transfers, thrashing, remote map), fault groups (GPU faults)
+  std::uint64_t start = 0;  // ns, in the counter clock
+  std::uint64_t end = 0;    // GPU faults: when the driver queued the replay (one per serviced batch)
+  std::uint32_t flags = 0;  // MigrationCause for transfers, access type for faults
+  std::uint64_t address = 0;  // faulting page / first byte transferred
+};
+
+// A closed time interval [start, end] in the counter clock.
+struct Window {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  bool contains(std::uint64_t t) const { return t >= start && t <= end; }
+};
+
+struct Attributed {
+  Counters total;
+  std::vector<Counters> kernels;  // same order as the kernel windows
+  std::vector<Counters> phases;   // same order as the phase windows
+  std::uint64_t remote_maps = 0;  // REMOTE_MAP records (no counter in the schema)
+};
+
+// Adds each record to the total, to the phase whose window holds its start, and
+// to the kernel whose window holds its start (the first such kernel), except
+// explicit prefetches (cause kUser), which belong to no kernel. GPU fault
+// records of one scope are grouped into batches by their replay timestamp.
+Attributed attribute(const std::vector<UmRecord>& records, const std::vector<Window>& kernels,
+                     const std::vector<Window>& phases);
+
+// Summary of the raw fault records for the hardware section of a result.
+nlohmann::ordered_json fault_record_summary(const std::vector<UmRecord>& records);
+
+}  // namespace umsim::hip

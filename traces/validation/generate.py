@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Writes the validation trace suite (traces/validation/*.umt).
+
+These traces are NOT used for calibration (`umsim-hip calibrate` builds its own
+microbenchmarks in code, with other sizes, seeds and mixes). Each covers one
+unified-memory behaviour; docs/validation.md lists what each checks. Managed
+footprints stay at or below 1 GiB (far under half of an H200's free memory).
+Run: python3 traces/validation/generate.py  (deterministic: fixed seeds).
+"""
+import os
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MiB = 1 << 20
+PAGE = 4096
+
+
+def write(name, comment, body):
+    with open(os.path.join(HERE, name + ".umt"), "w") as f:
+        f.write("umsim-trace 1\n")
+        for line in comment.strip().splitlines():
+            f.write("# " + line + "\n")
+        f.write(body.strip() + "\n")
+
+
+write("v01_sequential_first_touch", """
+CPU writes 512 MiB, one GPU kernel reads every page in order: demand paging with
+the driver's density prefetcher; link-bound.""", """
+alloc A 512MiB managed
+cpu w A len=512MiB
+phase gpu
+kernel read_all gpu=0 stream=1 compute=100us
+  r A len=512MiB
+end
+sync all
+free A
+""")
+
+rng = random.Random(20261130)
+pages = list(range(128 * MiB // PAGE))
+rng.shuffle(pages)
+lines = []
+for p in pages:
+    op = "w" if rng.random() < 0.25 else "r"
+    lines.append(f"  {op} A+{p * PAGE}B len=4KiB")
+write("v02_random_first_touch", """
+CPU writes 128 MiB, one kernel touches every page once in a random order (25% writes):
+faults scattered over all VA blocks.""", """
+alloc A 128MiB managed
+cpu w A len=128MiB
+phase gpu
+kernel random_touch gpu=0 stream=1 compute=50us
+""" + "\n".join(lines) + """
+end
+sync all
+free A
+""")
+
+write("v03_sparse_touch", """
+CPU writes 768 MiB, a kernel touches one page every 96 KiB: sparse faults, few pages
+per VA block, the prefetcher's 64 KiB regions dominate what moves.""", """
+alloc A 768MiB managed
+cpu w A len=768MiB
+phase gpu
+kernel sparse gpu=0 stream=1 compute=50us
+  r A len=768MiB stride=96KiB
+end
+sync all
+free A
+""")
+
+write("v04_gpu_first_touch", """
+A kernel writes 512 MiB of managed memory no processor touched before: pages are
+populated on the GPU, nothing crosses the link.""", """
+alloc A 512MiB managed
+phase gpu
+kernel init gpu=0 stream=1 compute=50us
+  w A len=512MiB
+end
+sync all
+free A
+""")
+
+write("v05_prefetch_before_kernel", """
+CPU writes 512 MiB, an explicit prefetch moves it to gpu0 on the kernel's stream, then
+the kernel reads it without faulting.""", """
+alloc A 512MiB managed
+cpu w A len=512MiB
+phase prefetch
+prefetch A len=512MiB to=gpu0 stream=1
+sync stream=1
+phase gpu
+kernel read_prefetched gpu=0 stream=1 compute=200us
+  r A len=512MiB
+end
+sync all
+free A
+""")
+
+body = "alloc A 64MiB managed\n"
+for i in range(4):
+    body += f"""phase cpu{i}
+cpu w A len=64MiB
+phase gpu{i}
+kernel update{i} gpu=0 stream=1 compute=100us
+  r A len=64MiB
+  w A len=64MiB
+end
+sync all
+"""
+body += "free A\n"
+write("v06_cpu_gpu_pingpong", """
+Four rounds of CPU write then GPU read-modify-write over 64 MiB: every round migrates
+the buffer to the GPU and back.""", body)
+
+write("v07_cpu_readback", """
+A kernel produces 256 MiB on the GPU, then the CPU reads it back page by page:
+CPU faults migrate it to host memory.""", """
+alloc R 256MiB managed
+phase gpu
+kernel produce gpu=0 stream=1 compute=100us
+  w R len=256MiB
+end
+sync all
+phase readback
+cpu r R len=256MiB
+free R
+""")
+
+write("v08_read_mostly", """
+ReadMostly: the GPU reads a CPU-written 256 MiB buffer (read-only copy), the CPU reads
+it (no migration back), the GPU reads again (no new transfer).""", """
+alloc P 256MiB managed
+cpu w P len=256MiB
+advise P len=256MiB readmostly
+phase gpu_read
+kernel read1 gpu=0 stream=1 compute=100us
+  r P len=256MiB
+end
+sync all
+phase cpu_read
+cpu r P len=256MiB
+phase gpu_read_again
+kernel read2 gpu=0 stream=1 compute=100us
+  r P len=256MiB
+end
+sync all
+free P
+""")
+
+write("v09_accessed_by_preferred_cpu", """
+PreferredLocation CPU + AccessedBy gpu0: the kernel reads 256 MiB over a remote
+mapping, nothing migrates.""", """
+alloc S 256MiB managed
+cpu w S len=256MiB
+advise S len=256MiB preferred=cpu
+advise S len=256MiB accessed_by=gpu0
+phase gpu
+kernel remote_read gpu=0 stream=1 compute=50us
+  r S len=256MiB
+end
+sync all
+free S
+""")
+
+write("v10_preferred_gpu", """
+PreferredLocation gpu0 on a CPU-written 256 MiB buffer: the GPU faults it over, then
+CPU reads of half of it fault it back.""", """
+alloc G 256MiB managed
+cpu w G len=256MiB
+advise G len=256MiB preferred=gpu0
+phase gpu
+kernel read_pref gpu=0 stream=1 compute=50us
+  r G len=256MiB
+end
+sync all
+phase cpu
+cpu r G len=128MiB
+free G
+""")
+
+write("v11_pinned_zero_copy", """
+Pinned host memory (hipHostMalloc): the kernel reads 256 MiB over the link, no page
+migrates.""", """
+alloc H 256MiB pinned
+cpu w H len=256MiB
+phase gpu
+kernel read_pinned gpu=0 stream=1 compute=50us
+  r H len=256MiB
+end
+sync all
+free H
+""")
+
+write("v12_mapped_zero_copy", """
+Mapped zero-copy memory: the kernel writes 128 MiB of host memory directly, then the
+CPU reads the result without any migration.""", """
+alloc M 128MiB mapped
+phase gpu
+kernel write_mapped gpu=0 stream=1 compute=50us
+  w M len=128MiB
+end
+sync all
+phase cpu
+cpu r M len=128MiB
+free M
+""")
+
+body = """alloc X 512MiB managed
+cpu w X len=512MiB
+phase pipeline
+prefetch X len=128MiB to=gpu0 stream=2
+record c0 stream=2
+"""
+for i in range(4):
+    if i + 1 < 4:
+        body += f"prefetch X+{(i + 1) * 128}MiB len=128MiB to=gpu0 stream=2\nrecord c{i + 1} stream=2\n"
+    body += f"""wait c{i} stream=1
+kernel chunk{i} gpu=0 stream=1 compute=3ms
+  r X+{i * 128}MiB len=128MiB
+end
+"""
+body += "sync all\nfree X\n"
+write("v13_two_streams_overlap", """
+Two streams: stream 2 prefetches 128 MiB chunk i+1 while stream 1 computes 3 ms on
+chunk i (events order each kernel behind its chunk's prefetch).""", body)
+
+body = """alloc params 256MiB managed
+alloc acts 384MiB managed
+alloc grads 256MiB managed
+cpu w params len=256MiB
+advise params len=256MiB readmostly
+prefetch params len=256MiB to=gpu0 stream=1
+sync all
+"""
+for it in range(3):
+    body += f"""phase forward{it}
+kernel fwd{it} gpu=0 stream=1 compute=2ms
+  r params len=256MiB
+  w acts len=384MiB
+end
+phase backward{it}
+kernel bwd{it} gpu=0 stream=1 compute=4ms
+  r acts len=384MiB
+  r params len=256MiB
+  w grads len=256MiB
+end
+sync all
+phase optimizer{it}
+cpu r grads len=256MiB
+"""
+body += "free params\nfree acts\nfree grads\n"
+write("v14_training_loop", """
+A small training loop, three iterations: ReadMostly parameters prefetched once,
+forward writes activations, backward writes gradients, the CPU reads the gradients
+(optimizer step on the host).""", body)
