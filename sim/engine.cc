@@ -305,6 +305,7 @@ Nanos& Engine::stream_ready(trace::StreamId s) {
   if (s >= stream_ready_.size()) {
     if (s >= kMaxStreams) throw SimulationError(fmt::format("stream {} is beyond the {} streams supported", s, kMaxStreams));
     stream_ready_.resize(s + 1, 0);
+    stream_gpu_.resize(s + 1, -1);
   }
   return stream_ready_[s];
 }
@@ -322,6 +323,7 @@ void Engine::on_kernel_begin(const Event& e) {
   kernel_.gpu = g;
   kernel_.stream = e.stream;
   kernel_.start = std::max(host_now_, stream_ready(e.stream));
+  stream_gpu_[e.stream] = static_cast<std::int16_t>(g);
   kernel_.now = kernel_.start;
   kernel_.compute = e.duration;
   kernel_.remote_host_bytes = 0;
@@ -358,12 +360,13 @@ void Engine::on_sync(const Event& e) {
     case trace::SyncScope::kAll:
       host_now_ = std::max(host_now_, all_streams_done());
       return;
-    case trace::SyncScope::kGpu:
-      // Streams are not bound to GPUs in the trace: a GPU sync waits for all
-      // streams (exact for single-GPU traces, conservative otherwise).
-      checked_gpu(e.processor, "sync");
-      host_now_ = std::max(host_now_, all_streams_done());
+    case trace::SyncScope::kGpu: {
+      // Waits for the streams whose last work ran on (or prefetched to) that GPU.
+      const int g = checked_gpu(e.processor, "sync");
+      for (std::size_t s = 0; s < stream_ready_.size(); ++s)
+        if (stream_gpu_[s] == g) host_now_ = std::max(host_now_, stream_ready_[s]);
       return;
+    }
     case trace::SyncScope::kStream:
       host_now_ = std::max(host_now_, stream_ready(e.stream));
       return;

@@ -216,6 +216,7 @@ class Engine {
   std::vector<Allocation> allocs_;
   std::vector<AllocSlot> slot_of_name_;  // by NameId; kNoSlot when not allocated
   std::vector<Nanos> stream_ready_;
+  std::vector<std::int16_t> stream_gpu_;  // GPU whose work a stream last carried (-1: none yet)
   std::vector<Nanos> event_time_;        // by NameId; recorded completion times
   const trace::NameTable* names_ = nullptr;
 

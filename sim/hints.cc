@@ -16,6 +16,7 @@ void Engine::on_prefetch(const Event& e) {
   if (dest.is_none()) throw SimulationError("prefetch without a destination");
   if (dest.is_gpu()) checked_gpu(dest, "prefetch");
   Nanos& stream_done = stream_ready(e.stream);
+  if (dest.is_gpu()) stream_gpu_[e.stream] = static_cast<std::int16_t>(dest.gpu_index());
   if (!a.managed() || e.length == 0) return;  // only managed memory migrates
   const ProcessorMask dbit = processor_bit(dest);
   Nanos t = std::max(host_now_, stream_done);

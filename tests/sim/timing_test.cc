@@ -287,3 +287,32 @@ TEST(Timing, PhasesAggregateTheirKernels) {
 
 }  // namespace
 }  // namespace umsim::sim
+
+namespace umsim::sim {
+namespace {
+
+// A GPU sync waits only for that GPU's streams: gpu1's long kernel on
+// stream 1 does not hold back the host after `sync gpu=0`.
+TEST(Timing, GpuSyncWaitsForThatGpusStreamsOnly) {
+  const auto t = TraceBuilder()
+                     .alloc("D0", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(0))
+                     .alloc("D1", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(1))
+                     .alloc("H", 4_KiB)
+                     .kernel("short", 0, 1000, /*stream=*/0)
+                     .read("D0")
+                     .end()
+                     .kernel("long", 1, 50000, /*stream=*/1)
+                     .read("D1")
+                     .end()
+                     .sync_gpu(0)
+                     .cpu_write("H")  // first touch: 110 ns after the sync
+                     .phase("after")
+                     .build();
+  const Result r = replay(t, options_for(round_profile(2)));
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[1].start_ns, 1110u);
+  EXPECT_EQ(r.total.time_ns, 50000u);
+}
+
+}  // namespace
+}  // namespace umsim::sim
