@@ -19,13 +19,16 @@ namespace umsim::recorder {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: umsim-hip record -o OUT [--log LOG] [--recorder LIB] [--encoding text|binary] -- PROGRAM [ARGS...]\n"
+    "usage: umsim-hip record -o OUT [--log LOG] [--recorder LIB] [--encoding text|binary] [--compute zero|measured]\n"
+    "                         -- PROGRAM [ARGS...]\n"
     "  Runs PROGRAM with the recorder preloaded (CUPTI callbacks and unified-memory fault records) and writes\n"
     "  a umsim trace of its allocations, prefetches, advice, kernels, syncs and the pages it faulted on.\n"
     "  -o OUT          output trace (.umtb: binary, otherwise text)\n"
     "  --log LOG       keep the raw recorder log at LOG (default: a temporary file, removed)\n"
     "  --recorder LIB  libumsim_recorder.so (default: $UMSIM_RECORDER_SO, else next to this program)\n"
-    "  --from-log LOG  convert an existing recorder log instead of running a program\n";
+    "  --from-log LOG  convert an existing recorder log instead of running a program\n"
+    "  --compute zero|measured  kernel compute time in the trace: 0 (default; the simulator adds fault stalls)\n"
+    "                  or the measured GPU duration (fault stalls included)\n";
 
 std::string self_dir() {
   std::error_code ec;
@@ -41,7 +44,7 @@ int fail(const std::string& message) {
 }  // namespace
 
 int record_main(int argc, char** argv) {
-  std::string output, log_path, library, from_log, encoding = "auto";
+  std::string output, log_path, library, from_log, encoding = "auto", compute = "zero";
   int program = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -63,6 +66,8 @@ int record_main(int argc, char** argv) {
         from_log = value("--from-log");
       } else if (a == "--encoding") {
         encoding = value("--encoding");
+      } else if (a == "--compute") {
+        compute = value("--compute");
       } else if (a == "-h" || a == "--help") {
         std::fputs(kUsage, stdout);
         return 0;
@@ -76,6 +81,7 @@ int record_main(int argc, char** argv) {
   if (output.empty()) return fail(std::string("-o OUT is required\n") + kUsage);
   if (encoding != "auto" && encoding != "text" && encoding != "binary")
     return fail("--encoding must be auto, text or binary");
+  if (compute != "zero" && compute != "measured") return fail("--compute must be zero or measured");
   int program_status = 0;
   bool temporary_log = false;
   if (from_log.empty()) {
@@ -115,7 +121,9 @@ int record_main(int argc, char** argv) {
                                 : encoding == "text" ? trace::Encoding::kText
                                                      : trace::Encoding::kBinary;
     auto writer = trace::create_trace_writer(output, enc);
-    const ConvertStats s = convert_record_log(log, *writer);
+    ConvertOptions convert;
+    convert.measured_compute = compute == "measured";
+    const ConvertStats s = convert_record_log(log, *writer, convert);
     writer->finish();
     std::printf("recorded %s: %llu allocations, %llu kernels, %llu GPU fault records, %llu CPU fault records "
                 "(%llu unattributed, %llu outside allocations)%s\n",

@@ -59,7 +59,7 @@ Processor processor_of(int device) { return device < 0 ? Processor::cpu() : Proc
 
 }  // namespace
 
-ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out) {
+ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out, const ConvertOptions& options) {
   ConvertStats stats;
   gen::TraceEmitter t(out);
   gen::PageTouchSet pages;  // one slot per allocation ever made
@@ -187,7 +187,7 @@ ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out) {
         for (char& c : name)
           if (c == ' ' || c == '\t') c = '_';
         t.comment(fmt::format("kernel {} ran {} ns on the GPU (fault stalls included)", name, k.end - k.start));
-        t.kernel_begin(name, k.device, stream_id(k.stream), 0);
+        t.kernel_begin(name, k.device, stream_id(k.stream), options.measured_compute ? k.end - k.start : 0);
         for (const UmRecord* u : faults[it.index]) {
           const Live* l = live.find(u->address);
           if (l == nullptr) {

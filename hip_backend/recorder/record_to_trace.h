@@ -22,6 +22,12 @@ struct ConvertStats {
   std::uint64_t unknown_frees = 0;  // frees of pointers never recorded as allocated (e.g. free(0))
 };
 
-ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out);
+struct ConvertOptions {
+  // Kernel compute time: false = 0 (the simulator adds its own fault stalls),
+  // true = the measured GPU duration, which already includes the fault stalls.
+  bool measured_compute = false;
+};
+
+ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out, const ConvertOptions& options = {});
 
 }  // namespace umsim::recorder

@@ -131,6 +131,21 @@ end 11
       << events;
 }
 
+TEST(RecordToTrace, MeasuredComputeOption) {
+  const RecordLog log = parse_record_log("umsim-record 1\nlaunch 1 5\nkernel 5 100 2600 0 0 k\nend 3000\n", "m.log");
+  std::string zero, measured;
+  auto w1 = trace::create_trace_writer_to_string(&zero, trace::Encoding::kText);
+  convert_record_log(log, *w1);
+  w1->finish();
+  auto w2 = trace::create_trace_writer_to_string(&measured, trace::Encoding::kText);
+  ConvertOptions o;
+  o.measured_compute = true;
+  convert_record_log(log, *w2, o);
+  w2->finish();
+  EXPECT_NE(zero.find("kernel k gpu=0\nend\n"), std::string::npos) << zero;
+  EXPECT_NE(measured.find("kernel k gpu=0 compute=2500ns\nend\n"), std::string::npos) << measured;
+}
+
 TEST(RecordLog, BadLinesNameTheLine) {
   EXPECT_EQ(error_of("alloc 1 managed 0x10 16 0\n"),
             "bad.log:1: not a recorder log (expected the header 'umsim-record 1')");
