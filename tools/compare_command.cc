@@ -1,0 +1,75 @@
+// `umsim compare SIM.json HW.json [--json OUT] [--metrics a,b]`: puts a
+// simulator result (`umsim replay --json`) next to a hardware result
+// (`umsim-hip replay --json`) of the same trace: per kernel, per phase and in
+// total, each metric side by side with its relative error (sim - hw) / hw.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "hip_backend/result_compare.h"
+#include "sim/result.h"
+#include "tools/command.h"
+
+namespace umsim::cli {
+namespace {
+
+struct Options {
+  std::string sim, hw, json;
+  std::vector<std::string> metrics;
+};
+
+Result load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(path + ": not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
+  }
+  try {
+    return result_from_json(j);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+void run(const Options& o) {
+  const Result sim = load(o.sim);
+  const Result hw = load(o.hw);
+  const hip::Comparison c = hip::compare_results(sim, hw, o.metrics);
+  std::cout << "sim: " << o.sim << " (" << sim.producer << ")\nhw:  " << o.hw << " (" << hw.producer << ")\n"
+            << hip::format_table(c);
+  if (!o.json.empty()) {
+    nlohmann::ordered_json j;
+    j["sim"] = o.sim;
+    j["hw"] = o.hw;
+    j["trace"] = hw.trace;
+    const auto body = hip::to_json(c);
+    j["rows"] = body["rows"];
+    j["skipped_metrics"] = body["skipped_metrics"];
+    std::ofstream out(o.json, std::ios::binary);
+    out << j.dump(2) << "\n";
+    if (!out) throw std::runtime_error(o.json + ": cannot write");
+  }
+}
+
+void setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare a simulator result with a hardware result of the same trace (per kernel, phase, total)");
+  cmd->add_option("sim", o->sim, "result of `umsim replay --json` (the prediction)")->required();
+  cmd->add_option("hw", o->hw, "result of `umsim-hip replay --json` (the measurement)")->required();
+  cmd->add_option("--json", o->json, "also write the comparison as JSON to this file");
+  cmd->add_option("--metrics", o->metrics, "only these counters (comma-separated), e.g. time_ns,bytes_h2d")
+      ->delimiter(',');
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace
+
+UMSIM_REGISTER_COMMAND("compare", 60, setup);
+
+}  // namespace umsim::cli
