@@ -1,5 +1,5 @@
-// Random prefetch (UVMSmart's "random-4K" baseline): with each fault batch in a
-// block, `count` pages of the block chosen uniformly at random (seeded) come along.
+// Random prefetch (UVMSmart's "random-4K" baseline): every faulted page brings
+// `count` pages of its 2 MiB block chosen uniformly at random (seeded) along.
 #include <random>
 
 #include "policies/internal/page_words.h"
@@ -17,8 +17,11 @@ class RandomPrefetcher final : public sim::PrefetchPolicy {
   }
   void prefetch(const sim::PrefetchRequest& r, sim::PageMask& out) override {
     if (r.pages_in_block == 0) return;
+    PageWords faulted = PageWords::of(r.faulted);
+    faulted.truncate(r.pages_in_block);
+    const std::int64_t draws = count_ * faulted.count();
     PageWords picked;
-    for (std::int64_t i = 0; i < count_; ++i) picked.set(static_cast<std::uint32_t>(rng_() % r.pages_in_block));
+    for (std::int64_t i = 0; i < draws; ++i) picked.set(static_cast<std::uint32_t>(rng_() % r.pages_in_block));
     picked.clear(PageWords::of(r.faulted));
     picked.clear(PageWords::of(r.excluded));
     picked.clear(PageWords::of(r.resident_on_destination));
@@ -33,8 +36,8 @@ class RandomPrefetcher final : public sim::PrefetchPolicy {
 }  // namespace
 
 UMSIM_REGISTER_POLICY(sim::PrefetchPolicy, RandomPrefetcher, "random",
-                      "random: `count` uniformly random pages of the faulting block per batch (seeded)",
-                      {{"count", ParamType::kInt, "1", "pages drawn per block and batch (duplicates count once)"},
+                      "random (UVMSmart random-4K): each faulted page brings `count` random pages of its block",
+                      {{"count", ParamType::kInt, "1", "pages drawn per faulted page (duplicates count once)"},
                        {"seed", ParamType::kInt, "1", "random generator seed"}});
 
 }  // namespace umsim::policies

@@ -41,6 +41,14 @@ TEST(RandomPrefetch, SeededAndRepeatable) {
   for (auto page : ra) EXPECT_NE(page, 0u);  // never the faulted page
 }
 
+// Draws scale with the faulted pages: 3 faults x count 2 = at most 6 pages.
+TEST(RandomPrefetch, CountIsPerFaultedPage) {
+  auto p = make<sim::PrefetchPolicy>("random:count=2,seed=5");
+  const auto r = run(*p, Request().fault({10, 200, 400}));
+  EXPECT_LE(r.size(), 6u);
+  EXPECT_GE(r.size(), 4u);  // collisions among 6 draws over 509 free pages are rare (not with this seed)
+}
+
 TEST(RandomPrefetch, StaysInsideAShortBlockAndSkipsExcluded) {
   auto p = make<sim::PrefetchPolicy>("random:count=200");
   const auto r = run(*p, Request().block_pages(4).fault({0}).excluded({1}));
