@@ -154,6 +154,7 @@ class Engine {
 
   // fault_service.cc: batches, VA-block servicing, decisions
   void service_fault_batch();
+  void sort_fault_buffer();
   void service_block(AllocSlot slot, std::uint64_t block, const FaultEntry* begin, const FaultEntry* end);
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
   MigrationDecision decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
@@ -172,7 +173,14 @@ class Engine {
   void add_copy(std::vector<CopyBatch>& batches, Processor from, Processor to, Bytes run_bytes);
   Nanos issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* transferred);
   void drop_copy(Allocation& a, std::uint64_t page, Processor p);
-  ProcessorMask mappings_for(const Allocation& a, const PageState& st) const;
+  // Processors mapping the page after its copies changed: the holders, the
+  // allocation's permanent mappings, and AccessedBy processors that can reach it.
+  ProcessorMask mappings_for(const Allocation& a, const PageState& st) const {
+    if (st.copies == 0) return 0;
+    if (st.accessed_by == 0) return static_cast<ProcessorMask>(st.copies | a.always_mapped);
+    return mappings_for_advised(a, st);
+  }
+  ProcessorMask mappings_for_advised(const Allocation& a, const PageState& st) const;
   std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now);
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
   void release_chunk(int gpu, std::uint32_t slot);
@@ -228,6 +236,7 @@ class Engine {
   ProcessorMask kernel_bit_ = 0;
   Counters kernel_counters_;
   std::vector<FaultEntry> fault_buffer_;  // unique pages, in arrival order
+  std::vector<FaultEntry> sort_scratch_;
   std::uint32_t fault_entries_ = 0;       // entries including duplicates
   std::vector<CopyBatch> copy_batches_;   // scratch of move_pages
   std::vector<CopyBatch> evict_batches_;  // scratch of evict_chunk

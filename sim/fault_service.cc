@@ -29,14 +29,41 @@ bool Engine::accessible(Processor requester, Processor location) const {
   return false;  // x86 CPUs cannot map GPU memory
 }
 
+// The driver sorts a batch by address. Keys are small (allocation << 40 |
+// page), so a two-pass LSD radix sort over 11-bit digits does it when every
+// key fits in 22 bits (one allocation up to 16 GiB); otherwise std::sort.
+void Engine::sort_fault_buffer() {
+  auto by_key = [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; };
+  std::uint64_t max_key = 0;
+  bool sorted = true;
+  for (std::size_t i = 0; i < fault_buffer_.size(); ++i) {
+    max_key = std::max(max_key, fault_buffer_[i].key);
+    if (i && fault_buffer_[i].key < fault_buffer_[i - 1].key) sorted = false;
+  }
+  if (sorted) return;
+  if (max_key >= (std::uint64_t{1} << 22) || fault_buffer_.size() < 64) {
+    std::sort(fault_buffer_.begin(), fault_buffer_.end(), by_key);
+    return;
+  }
+  sort_scratch_.resize(fault_buffer_.size());
+  std::vector<FaultEntry>* from = &fault_buffer_;
+  std::vector<FaultEntry>* to = &sort_scratch_;
+  for (int shift = 0; shift < 22; shift += 11) {
+    std::uint32_t count[2049] = {};
+    for (const FaultEntry& f : *from) ++count[((f.key >> shift) & 2047) + 1];
+    for (int d = 0; d < 2048; ++d) count[d + 1] += count[d];
+    for (const FaultEntry& f : *from) (*to)[count[(f.key >> shift) & 2047]++] = f;
+    std::swap(from, to);
+  }
+  // Two passes: the result is back in fault_buffer_.
+}
+
 void Engine::service_fault_batch() {
   if (fault_entries_ == 0) return;
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
   kernel_.now = std::max(kernel_.now, gpu.fault_engine_free) + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
-  auto by_key = [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; };
-  if (!std::is_sorted(fault_buffer_.begin(), fault_buffer_.end(), by_key))
-    std::sort(fault_buffer_.begin(), fault_buffer_.end(), by_key);
+  sort_fault_buffer();
   const FaultEntry* it = fault_buffer_.data();
   const FaultEntry* const end = it + fault_buffer_.size();
   while (it != end) {

@@ -13,8 +13,7 @@ namespace {
 Nanos run_time(const std::vector<Nanos>& table, Bytes bytes) { return table[bytes / kPageSize]; }
 }  // namespace
 
-ProcessorMask Engine::mappings_for(const Allocation& a, const PageState& st) const {
-  if (st.copies == 0) return 0;
+ProcessorMask Engine::mappings_for_advised(const Allocation& a, const PageState& st) const {
   ProcessorMask m = static_cast<ProcessorMask>(st.copies | a.always_mapped);
   // AccessedBy processors map the page wherever it lives (if they can).
   ProcessorMask ab = static_cast<ProcessorMask>(st.accessed_by & ~m);
@@ -179,6 +178,8 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
     if (run) add_copy(copy_batches_, run_from, dest, run);
     run = 0;
   };
+  std::uint64_t chunk_region = ~std::uint64_t{0};  // the destination chunk of the previous page
+  std::uint32_t region_chunk = kNoSlot;
   for (std::size_t i = pages._Find_first(); i < kPagesPerBlock; i = pages._Find_next(i)) {
     const std::uint64_t page = base + i;
     if (page >= a.page_count) break;
@@ -191,7 +192,13 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       continue;
     }
     std::uint32_t chunk = kNoSlot;
-    if (dest.is_gpu()) chunk = chunk_for(slot, a, dest.gpu_index(), page, t);
+    if (dest.is_gpu()) {
+      if ((page >> chunk_shift_) != chunk_region || a.chunk_slot[static_cast<std::size_t>(dest.gpu_index())][page >> chunk_shift_] != region_chunk) {
+        region_chunk = chunk_for(slot, a, dest.gpu_index(), page, t);
+        chunk_region = page >> chunk_shift_;
+      }
+      chunk = region_chunk;
+    }
     if (st.copies) {
       // Source: the CPU copy if there is one, else the lowest GPU holding it.
       const Processor from = (st.copies & kCpuBit) ? Processor::cpu() : first_processor(st.copies);
