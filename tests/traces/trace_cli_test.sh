@@ -46,6 +46,12 @@ grep -q '"gpus": 2' "$tmp/s1.json" || fail "stat --json: expected 2 GPUs in mult
 "$umsim" trace stat "$examples_dir/cpu_gpu_cpu.umt" >"$tmp/stat.txt" || fail "stat (text)"
 grep -q "^footprint: peak 128MiB live (128MiB managed)" "$tmp/stat.txt" || fail "stat text: footprint line: $(cat "$tmp/stat.txt")"
 
+# Goldens (hand-checked: footprint, pages touched, page touches, per-allocation pages).
+"$umsim" trace stat "$examples_dir/multi_gpu.umt" | cmp -s - tests/traces/golden/multi_gpu.stat.txt ||
+  fail "stat multi_gpu differs from its golden: $("$umsim" trace stat "$examples_dir/multi_gpu.umt" | diff tests/traces/golden/multi_gpu.stat.txt -)"
+"$umsim" trace stat --json "$examples_dir/training_step.umt" | cmp -s - tests/traces/golden/training_step.stat.json ||
+  fail "stat --json training_step differs from its golden"
+
 # 4. Bad inputs: non-zero exit and the precise message.
 count=0
 declare -A seen=()
