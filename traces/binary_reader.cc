@@ -240,7 +240,12 @@ std::size_t BinaryReader::read(std::span<Event> out) {
     const std::size_t first = n;
     const std::uint8_t* rec = p;
 
-#define UMSIM_FAIL(msg) fail_at(buf_offset_ + (rec - base), msg)
+// A record that ran into the zero padding was cut off by the end of the stream: say
+// so, rather than report the value the padding made up.
+#define UMSIM_FAIL(msg)                                                                                   \
+  fail_at(buf_offset_ + (rec - base), p != nullptr && p > data_end                                        \
+                                          ? std::string("truncated record at the end of the stream")     \
+                                          : std::string(msg))
 #define UMSIM_VARINT(var)                                                 \
   do {                                                                    \
     p = get_varint(p, var);                                               \

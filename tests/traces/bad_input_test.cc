@@ -174,6 +174,12 @@ TEST(BinaryBadInput, TruncatedRecordStream) {
             kRecordPos + "3: truncated record at the end of the stream");
 }
 
+TEST(BinaryBadInput, RecordCutBeforeItsLastField) {
+  // An access whose count field is missing: the truncation is reported, not "count 0".
+  EXPECT_EQ(decode_error(header() + records({binary::kTagNameDef, 1, 'A', 4, 0, 0, 4, 0})),
+            kRecordPos + "3: truncated record at the end of the stream");
+}
+
 TEST(BinaryBadInput, VarintOverflow) {
   EXPECT_EQ(decode_error(header() + records({binary::kTagNameDef, 1, 'A', 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
                                              0xff, 0xff, 0xff, 0x02, 15, 1})),
