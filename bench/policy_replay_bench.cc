@@ -116,6 +116,19 @@ void BM_NvidiaOversubscribedRandomWindow(benchmark::State& state) {
 }
 BENCHMARK(BM_NvidiaOversubscribedRandomWindow)->Unit(benchmark::kMillisecond);
 
+// Random 64 KiB tiles of 1 GiB, each read page by page, with 512 MiB of GPU memory
+// (200%): every tile faults; the tree prefetcher turns each tile's first fault into
+// one 64 KiB migration.
+void BM_NvidiaOversubscribedRandomTiles(benchmark::State& state) {
+  static const auto t =
+      page_trace(1_GiB, false, [rng = std::mt19937_64(11), tile = std::uint64_t{0}](std::uint64_t i) mutable {
+        if (i % 16 == 0) tile = rng() % (1_GiB / 64_KiB);
+        return tile * 16 + i % 16;
+      });
+  run(state, t, 512_MiB, nvidia());
+}
+BENCHMARK(BM_NvidiaOversubscribedRandomTiles)->Unit(benchmark::kMillisecond);
+
 // The same resident-hit trace with LRU eviction: the per-hit access callback's cost.
 void BM_LruResidentHits(benchmark::State& state) {
   static const auto t =
