@@ -51,17 +51,21 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     if (faulted.none()) return;
     if (r.fault_migrations_to_destination < min_faults_) return;
 
+    // Each mask is copied into words once.
+    const PageWords excluded = PageWords::of(r.excluded);
+    const PageWords thrashing_pages = PageWords::of(r.thrashing);
+    const PageWords resident = PageWords::of(r.resident_on_destination);
     // Pages that block big-page growth and seeding: the thrashing policy's pages and,
     // unless the destination is the CPU (where `excluded` also lists CPU-mapped pages),
     // every excluded page (pinned pages count as thrashing in the driver).
-    PageWords thrashing = PageWords::of(r.thrashing);
-    if (!r.destination.is_cpu()) thrashing |= PageWords::of(r.excluded);
+    PageWords thrashing = thrashing_pages;
+    if (!r.destination.is_cpu()) thrashing |= excluded;
 
     PageWords region;
     if (r.resident_anywhere.none() && r.destination_is_preferred) {
       region.fill(0, leaves);
     } else if (!r.preferred_location_elsewhere) {
-      PageWords tree = PageWords::of(r.resident_on_destination);
+      PageWords tree = resident;
       tree |= faulted;
       tree.truncate(leaves);
       grow_big_pages(tree, faulted, thrashing, leaves);
@@ -69,10 +73,12 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       seeds.clear(thrashing);
       walk_tree(tree, seeds, leaves, region);
     }
-    region.clear(faulted);
-    region.clear(PageWords::of(r.excluded));
-    region.clear(PageWords::of(r.thrashing));
-    region.clear(PageWords::of(r.resident_on_destination));
+    // Step 5: faulted, excluded, thrashing and already resident pages never move as prefetch.
+    PageWords drop = faulted;
+    drop |= excluded;
+    drop |= thrashing_pages;
+    drop |= resident;
+    region.clear(drop);
     out |= region.mask();
   }
 
