@@ -54,7 +54,9 @@ class PowerLawGraph {
   std::uint64_t neighbour(std::uint64_t v, std::uint64_t i) const {
     const double u = to_unit(hash3(seed_ ^ 0xabcdefULL, v, i + 1));
     const auto rank = static_cast<std::uint64_t>(static_cast<double>(v_) * u * u * u);  // hubs: small ranks
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(std::min(rank, v_ - 1)) * scatter_) % v_);
+    const std::uint64_t r = std::min(rank, v_ - 1);
+    if (v_ <= 0xffffffffULL) return r * scatter_ % v_;  // fits 64 bits: avoids a 128-bit division
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(r) * scatter_) % v_);
   }
 
  private:
