@@ -307,16 +307,12 @@ std::string update_toml_values(const std::string& toml, const std::map<std::stri
         const std::string path = section.empty() ? key : section + "." + key;
         auto it = values.find(path);
         if (it != values.end()) {
-          // Keep the comment after the value, if any (values never contain '#').
+          // Keep the comment after the value, if any, in its column (values never contain '#').
           std::string comment;
           const auto hash = line.find('#', eq);
-          const std::string old_value = trim(line.substr(eq + 1, hash == std::string::npos ? std::string::npos : hash - eq - 1));
-          if (hash != std::string::npos) {
-            const std::size_t pad = std::max<std::size_t>(1, old_value.size() + 1 > it->second.size() + 1
-                                                                 ? old_value.size() + 1 - it->second.size()
-                                                                 : 1);
-            comment = std::string(pad, ' ') + line.substr(hash);
-          }
+          const std::size_t value_end = eq + 2 + it->second.size();
+          if (hash != std::string::npos)
+            comment = std::string(hash > value_end ? hash - value_end : 1, ' ') + line.substr(hash);
           line = line.substr(0, eq + 1) + " " + it->second + comment;
           done[path] = true;
         }

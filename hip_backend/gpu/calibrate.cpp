@@ -142,10 +142,10 @@ std::uint64_t median(std::vector<std::uint64_t> v) {
   return v[v.size() / 2];
 }
 
-// Demand faults of one access pattern over a CPU-written managed buffer.
-nlohmann::ordered_json fault_run(const std::string& pattern, Bytes bytes, std::uint64_t& launch) {
+// Demand faults of one access pattern over a CPU-written managed buffer
+// ("gpu_fresh": pages nobody touched yet, populated on the GPU, no copy).
+Plan fault_plan(const std::string& pattern, Bytes bytes) {
   PlanMaker m("calibration:faults:" + pattern);
-  // "gpu_fresh": pages nobody touched yet are populated on the GPU (no copy).
   m.alloc("A", bytes, AllocKind::kManaged);
   if (pattern != "gpu_fresh") m.access(false, "A", AccessType::kWrite, 0, bytes);
   m.phase("gpu").kernel("touch");
@@ -162,28 +162,17 @@ nlohmann::ordered_json fault_run(const std::string& pattern, Bytes bytes, std::u
     m.access(true, "A", AccessType::kRead, 0, bytes, 64 * KiB);
   } else if (pattern == "stride2m") {
     m.access(true, "A", AccessType::kRead, 0, bytes, 2 * MiB);
-  } else if (pattern == "write" || pattern == "gpu_fresh") {
+  } else {  // "write", "gpu_fresh"
     m.access(true, "A", AccessType::kWrite, 0, bytes);
   }
   m.end().sync().free("A");
-  const Plan plan = m.plan();
-  const Measurements r = replay_plan_two_pass(plan, {});
-  launch = r.launch_overhead_ns;
-  const WindowStats s = stats_in(r.records, r.kernels[0].counter_window);
-  nlohmann::ordered_json j;
-  j["pattern"] = pattern;
-  j["bytes"] = bytes;
-  j["pages_touched"] = plan.entries.size();
-  j["time_ns"] = r.kernels[0].time_ns;
-  j["launch_overhead_ns"] = r.launch_overhead_ns;
-  j["batches"] = s.batches;
-  j["va_block_services"] = s.va_block_services;
-  j["fault_pages"] = s.fault_pages;
-  j["gpu_faults"] = s.gpu_faults;
-  j["bytes_h2d"] = s.bytes_h2d;
-  j["bytes_prefetched"] = s.bytes_prefetched;
-  j["transfers"] = hist(s.h2d_sizes);
-  return j;
+  return m.plan();
+}
+
+ReplayOptions with_counters(bool on) {
+  ReplayOptions o;
+  o.counters = on;
+  return o;
 }
 
 }  // namespace
@@ -205,21 +194,18 @@ int probe_counters() {
   return r.counters_available && s.bytes_h2d > 0 ? 0 : 1;
 }
 
+// All timing runs come first, with no counters enabled anywhere in the process
+// (CUPTI's UM counters slow the driver's fault path and later kernel launches);
+// then the counters are enabled and the fault and CPU runs repeated for counts.
 nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
   nlohmann::ordered_json raw;
   raw["schema"] = "umsim-calibration-1";
-  std::string why;
-  UmCounterSource& counters = UmCounterSource::instance();
-  if (!counters.start(&why)) raw["counters_unavailable"] = why;
   raw["gpu"] = describe_gpu(0);
   std::size_t free_b = 0, total_b = 0;
   UMSIM_GPU_CHECK(hipMemGetInfo(&free_b, &total_b));
   const Bytes largest = o.quick ? 256 * MiB : 1 * GiB;
   if (largest > safe_managed_limit(free_b)) throw UnsafeTraceError("calibration needs 1 GiB, less than half of free memory");
 
-  // Demand faults by access pattern and size.
-  std::uint64_t launch = 0;
-  raw["faults"] = nlohmann::ordered_json::array();
   std::vector<std::pair<std::string, Bytes>> runs = {
       {"sequential", 64 * MiB}, {"sequential", 256 * MiB}, {"random", 64 * MiB}, {"stride64k", 256 * MiB},
       {"stride2m", largest},    {"write", 64 * MiB},       {"gpu_fresh", 256 * MiB}};
@@ -227,51 +213,40 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
     runs.push_back({"sequential", 1 * GiB});
     runs.push_back({"random", 256 * MiB});
     runs.push_back({"stride64k", 1 * GiB});
+    runs.push_back({"gpu_fresh", 1 * GiB});
   }
-  for (const auto& [pattern, bytes] : runs) {
-    say(o, "faults " + pattern + " " + std::to_string(bytes >> 20) + " MiB");
-    raw["faults"].push_back(fault_run(pattern, bytes, launch));
-  }
-  raw["launch_overhead_ns"] = launch;
+  std::vector<Plan> fault_plans;
+  for (const auto& [pattern, bytes] : runs) fault_plans.push_back(fault_plan(pattern, bytes));
 
-  // Spin accuracy: kernels with no accesses and a compute time.
+  const Bytes cpu_bytes = 256 * MiB;
+  PlanMaker cpu_maker("calibration:cpu");
+  cpu_maker.alloc("A", cpu_bytes, AllocKind::kManaged)
+      .phase("first_touch").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
+      .phase("resident").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
+      .phase("to_gpu").prefetch("A", cpu_bytes, Processor::gpu(0)).sync()
+      .phase("fault").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
+      .phase("end").free("A");
+  const Plan cpu_plan = cpu_maker.plan();
+
+  // 1. Timing, no counters.
+  std::vector<Measurements> fault_times;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    say(o, "faults " + runs[i].first + " " + std::to_string(runs[i].second >> 20) + " MiB");
+    fault_times.push_back(replay_plan(fault_plans[i], with_counters(false)));
+  }
+  raw["launch_overhead_ns"] = fault_times.back().launch_overhead_ns;
   {
     PlanMaker m("calibration:spin");
     const std::vector<Nanos> spins = {0, 10000, 100000, 1000000};
     for (Nanos ns : spins) m.kernel("spin", ns).end();
     m.sync();
-    const Measurements r = replay_plan_two_pass(m.plan(), {});
+    const Measurements r = replay_plan(m.plan(), with_counters(false));
     raw["spin"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < spins.size(); ++i)
       raw["spin"].push_back({{"requested_ns", spins[i]}, {"measured_ns", r.kernels[i].time_ns}});
   }
-
-  // CPU: first touch, resident access, faults on GPU-resident pages.
-  {
-    say(o, "cpu");
-    const Bytes bytes = 256 * MiB;
-    PlanMaker m("calibration:cpu");
-    m.alloc("A", bytes, AllocKind::kManaged)
-        .phase("first_touch").access(false, "A", AccessType::kWrite, 0, bytes)
-        .phase("resident").access(false, "A", AccessType::kWrite, 0, bytes)
-        .phase("to_gpu").prefetch("A", bytes, Processor::gpu(0)).sync()
-        .phase("fault").access(false, "A", AccessType::kWrite, 0, bytes)
-        .phase("end").free("A");
-    const Measurements r = replay_plan_two_pass(m.plan(), {});
-    raw["cpu"] = nlohmann::ordered_json::array();
-    for (std::size_t p : {1, 2, 4}) {
-      const WindowStats s = stats_in(r.records, r.phases[p].counter_window);
-      const char* test = p == 1 ? "first_touch" : p == 2 ? "resident" : "fault";
-      raw["cpu"].push_back({{"test", test},
-                            {"pages", bytes / trace::kPageSize},
-                            {"time_ns", r.phases[p].time_ns},
-                            {"cpu_faults", s.cpu_faults},
-                            {"bytes_d2h", s.bytes_d2h},
-                            {"transfers", hist(s.d2h_sizes)}});
-    }
-  }
-
-  // Remote (zero-copy) reads: pinned, mapped, managed with AccessedBy + preferred CPU.
+  say(o, "cpu");
+  const Measurements cpu_time = replay_plan(cpu_plan, with_counters(false));
   {
     say(o, "remote");
     const Bytes bytes = 256 * MiB;
@@ -286,17 +261,12 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
           .kernel("mapped").access(true, "M", AccessType::kRead, 0, bytes).end()
           .kernel("accessed_by").access(true, "U", AccessType::kRead, 0, bytes).end();
     m.sync().free("P").free("M").free("U");
-    const Measurements r = replay_plan_two_pass(m.plan(), {});
+    const Measurements r = replay_plan(m.plan(), with_counters(false));
     raw["remote"] = nlohmann::ordered_json::array();
     const char* kinds[] = {"pinned", "mapped", "accessed_by"};
-    for (std::size_t k = 0; k < r.kernels.size(); ++k) {
-      const WindowStats s = stats_in(r.records, r.kernels[k].counter_window);
-      raw["remote"].push_back({{"memory", kinds[k % 3]}, {"bytes", bytes}, {"time_ns", r.kernels[k].time_ns},
-                               {"bytes_h2d", s.bytes_h2d}, {"gpu_faults", s.gpu_faults}});
-    }
+    for (std::size_t k = 0; k < r.kernels.size(); ++k)
+      raw["remote"].push_back({{"memory", kinds[k % 3]}, {"bytes", bytes}, {"time_ns", r.kernels[k].time_ns}});
   }
-
-  // Explicit copies by size: pinned and pageable, both directions.
   {
     say(o, "copies");
     const Bytes max_bytes = 256 * MiB;
@@ -331,44 +301,72 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
           raw["copies"].push_back({{"memory", memory}, {"direction", dir}, {"bytes", size}, {"time_ns", median(t)}});
         }
 
-    // Prefetch of managed memory by size, both directions.
     say(o, "prefetch");
     const Bytes pbytes = o.quick ? 128 * MiB : 512 * MiB;
     char* u = nullptr;
     UMSIM_GPU_CHECK(hipMallocManaged(reinterpret_cast<void**>(&u), pbytes, hipMemAttachGlobal));
     std::memset(u, 1, pbytes);
-    std::vector<UmRecord> discard;
-    std::vector<KernelActivity> kdiscard;
-    counters.take(&discard, &kdiscard);
     raw["prefetch"] = nlohmann::ordered_json::array();
-    for (Bytes size = 64 * KiB; size <= pbytes; size *= 4) {
-      for (int rep = 0; rep < (o.quick ? 2 : 3); ++rep) {
+    for (Bytes size = 64 * KiB; size <= pbytes; size *= 4)
+      for (int rep = 0; rep < (o.quick ? 2 : 3); ++rep)
         for (const char* dir : {"h2d", "d2h"}) {
           const int to = std::string(dir) == "h2d" ? 0 : hipCpuDeviceId;
-          const std::uint64_t c0 = counters.now();
           UMSIM_GPU_CHECK(hipEventRecord(a, st));
           UMSIM_GPU_CHECK(hipMemPrefetchAsync(u, size, to, st));
           UMSIM_GPU_CHECK(hipEventRecord(b, st));
           UMSIM_GPU_CHECK(hipEventSynchronize(b));
-          const std::uint64_t c1 = counters.now();
-          std::vector<UmRecord> recs;
-          counters.take(&recs, &kdiscard);
-          const WindowStats s = stats_in(recs, {c0, c1});
           raw["prefetch"].push_back({{"direction", dir},
                                      {"bytes", size},
                                      {"blocks", (size + 2 * MiB - 1) / (2 * MiB)},
-                                     {"time_ns", event_ns(a, b)},
-                                     {"bytes_moved", std::string(dir) == "h2d" ? s.bytes_h2d : s.bytes_d2h},
-                                     {"transfers", hist(std::string(dir) == "h2d" ? s.h2d_sizes : s.d2h_sizes)}});
+                                     {"time_ns", event_ns(a, b)}});
         }
-      }
-    }
     UMSIM_GPU_CHECK(hipFree(u));
     UMSIM_GPU_CHECK(hipEventDestroy(a));
     UMSIM_GPU_CHECK(hipEventDestroy(b));
     UMSIM_GPU_CHECK(hipStreamDestroy(st));
     UMSIM_GPU_CHECK(hipHostFree(pinned));
     UMSIM_GPU_CHECK(hipFree(dev));
+  }
+
+  // 2. Counts, with UM counters (times of these passes are not used).
+  std::string why;
+  const bool counters = UmCounterSource::instance().start(&why);
+  if (!counters) raw["counters_unavailable"] = why;
+  raw["faults"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    WindowStats s;
+    if (counters) {
+      say(o, "counting faults " + runs[i].first);
+      const Measurements c = replay_plan(fault_plans[i], with_counters(true));
+      s = stats_in(c.records, c.kernels[0].counter_window);
+    }
+    const Measurements& t = fault_times[i];
+    raw["faults"].push_back({{"pattern", runs[i].first},
+                             {"bytes", runs[i].second},
+                             {"pages_touched", fault_plans[i].entries.size()},
+                             {"time_ns", t.kernels[0].time_ns},
+                             {"launch_overhead_ns", t.launch_overhead_ns},
+                             {"batches", s.batches},
+                             {"va_block_services", s.va_block_services},
+                             {"fault_pages", s.fault_pages},
+                             {"gpu_faults", s.gpu_faults},
+                             {"bytes_h2d", s.bytes_h2d},
+                             {"bytes_prefetched", s.bytes_prefetched},
+                             {"transfers", hist(s.h2d_sizes)}});
+  }
+  Measurements cpu_count;
+  if (counters) cpu_count = replay_plan(cpu_plan, with_counters(true));
+  raw["cpu"] = nlohmann::ordered_json::array();
+  for (std::size_t p : {1, 2, 4}) {
+    WindowStats s;
+    if (counters) s = stats_in(cpu_count.records, cpu_count.phases[p].counter_window);
+    const char* test = p == 1 ? "first_touch" : p == 2 ? "resident" : "fault";
+    raw["cpu"].push_back({{"test", test},
+                          {"pages", cpu_bytes / trace::kPageSize},
+                          {"time_ns", cpu_time.phases[p].time_ns},
+                          {"cpu_faults", s.cpu_faults},
+                          {"bytes_d2h", s.bytes_d2h},
+                          {"transfers", hist(s.d2h_sizes)}});
   }
   return raw;
 }

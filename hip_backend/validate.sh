@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates the published validation error table from the committed hardware
+# results (no GPU needed): replays every trace of traces/validation/ in the
+# simulator with the calibrated profile, merges the hardware repetitions, runs
+# `umsim compare` per trace and aggregates the errors.
+#   hip_backend/validate.sh [PROFILE]     (default profiles/h200-pcie5-calibrated.toml)
+# Outputs: docs/validation/{sim,hw,compare}/ and docs/validation/error_table.md
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile=${1:-profiles/h200-pcie5-calibrated.toml}
+results=hip_backend/results/h200-pcie5
+out=docs/validation
+./bazelw build //tools:umsim >&2
+umsim=$(mktemp -d)/umsim
+cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
+mkdir -p "$out/sim" "$out/hw" "$out/compare"
+for trace in traces/validation/*.umt; do
+  name=$(basename "$trace" .umt)
+  "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q
+  python3 hip_backend/merge_reps.py "$results/$name".r*.json >"$out/hw/$name.json"
+  "$umsim" compare "$out/sim/$name.json" "$out/hw/$name.json" --json "$out/compare/$name.compare.json" \
+    >"$out/compare/$name.txt"
+done
+python3 hip_backend/error_table.py "$out"/compare/*.compare.json >"$out/error_table.md"
+cat "$out/error_table.md"

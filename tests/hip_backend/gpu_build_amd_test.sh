@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Proves the HIP backend's GPU sources build for AMD with Debian's hipcc
+# (--offload-arch=gfx90a,gfx908): the touch kernel for the GPU, the runtime
+# against ROCm's API. Compile only (no GPU is needed).
+set -uo pipefail
+hipcc=$(command -v hipcc || true)
+if [[ -z $hipcc ]]; then
+  echo "FAIL: hipcc not found (./bazelw installs hipcc and libamdhip64-dev)"
+  exit 1
+fi
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+root=$(pwd)
+set -e
+"$hipcc" --offload-arch=gfx90a,gfx908 -std=c++20 -O1 -I"$root" -c hip_backend/gpu/touch_kernels.cpp -o "$tmp/touch.o"
+for f in hip_backend/gpu/replay_runtime.cpp hip_backend/gpu/um_counter_source.cpp; do
+  g++ -std=c++20 -O0 -fsyntax-only -D__HIP_PLATFORM_AMD__ -I"$root" "$f"
+done
+# The AMD binary has both device code objects.
+grep -qa gfx90a "$tmp/touch.o" && grep -qa gfx908 "$tmp/touch.o" || { echo "FAIL: offload targets missing"; exit 1; }
+echo PASS

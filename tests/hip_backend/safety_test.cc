@@ -1,0 +1,52 @@
+// The safety check: refuse before allocating when the managed footprint
+// exceeds half of the free GPU memory.
+#include "hip_backend/safety.h"
+
+#include <gtest/gtest.h>
+
+namespace umsim::hip {
+namespace {
+
+constexpr std::uint64_t GiB = 1ull << 30;
+
+Plan plan_with(std::uint64_t managed, std::uint64_t device = 0) {
+  Plan p;
+  p.trace = "big.umt";
+  p.peak_managed_bytes = managed;
+  p.peak_device_bytes = device;
+  return p;
+}
+
+TEST(SafetyTest, AcceptsUpToHalfOfFreeMemory) {
+  EXPECT_NO_THROW(check_footprint(plan_with(8 * GiB), {16 * GiB, 80 * GiB}));
+  EXPECT_EQ(safe_managed_limit(16 * GiB), 8 * GiB);
+}
+
+TEST(SafetyTest, RefusesOneByteOverHalfWithAClearMessage) {
+  try {
+    check_footprint(plan_with(8 * GiB + 1), {16 * GiB, 80 * GiB});
+    FAIL() << "expected a refusal";
+  } catch (const UnsafeTraceError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("big.umt: refusing to replay"), std::string::npos) << m;
+    EXPECT_NE(m.find("8.00 GiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("50%"), std::string::npos) << m;
+    EXPECT_NE(m.find("16.00 GiB of 80.00 GiB free"), std::string::npos) << m;
+    EXPECT_NE(m.find("never oversubscribes"), std::string::npos) << m;
+  }
+}
+
+TEST(SafetyTest, CountsDeviceAllocationsAgainstTheLimit) {
+  EXPECT_THROW(check_footprint(plan_with(6 * GiB, 3 * GiB), {16 * GiB, 80 * GiB}), UnsafeTraceError);
+}
+
+TEST(SafetyTest, RejectsFractionsAboveOneHalfAndZeroFreeMemory) {
+  EXPECT_THROW(check_footprint(plan_with(1), {16 * GiB, 80 * GiB}, 0.75), UnsafeTraceError);
+  EXPECT_THROW(check_footprint(plan_with(1), {16 * GiB, 80 * GiB}, 0.0), UnsafeTraceError);
+  EXPECT_THROW(check_footprint(plan_with(0), {0, 80 * GiB}), UnsafeTraceError);
+  EXPECT_NO_THROW(check_footprint(plan_with(4 * GiB), {16 * GiB, 80 * GiB}, 0.25));
+  EXPECT_THROW(check_footprint(plan_with(4 * GiB + 1), {16 * GiB, 80 * GiB}, 0.25), UnsafeTraceError);
+}
+
+}  // namespace
+}  // namespace umsim::hip

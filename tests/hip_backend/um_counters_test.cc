@@ -1,0 +1,73 @@
+// Attribution of UM counter records to kernels, phases and the total.
+#include "hip_backend/um_counters.h"
+
+#include <gtest/gtest.h>
+
+namespace umsim::hip {
+namespace {
+
+UmRecord rec(UmKind k, std::uint64_t value, std::uint64_t start, std::uint64_t end = 0,
+             MigrationCause cause = MigrationCause::kCoherence) {
+  UmRecord r;
+  r.kind = k;
+  r.value = value;
+  r.start = start;
+  r.end = end;
+  r.flags = static_cast<std::uint32_t>(cause);
+  return r;
+}
+
+TEST(UmCountersTest, AttributesByStartTimeAndGroupsBatchesByReplayTime) {
+  const std::vector<Window> kernels = {{100, 200}, {300, 400}};
+  const std::vector<Window> phases = {{0, 250}, {251, 1000}};
+  const std::vector<UmRecord> records = {
+      rec(UmKind::kGpuPageFault, 2, 110, 150),  // kernel 0, batch A
+      rec(UmKind::kGpuPageFault, 1, 120, 150),  // kernel 0, batch A
+      rec(UmKind::kGpuPageFault, 3, 160, 190),  // kernel 0, batch B
+      rec(UmKind::kBytesH2D, 4096, 130),        // kernel 0
+      rec(UmKind::kBytesH2D, 65536, 140, 0, MigrationCause::kPrefetch),  // driver prefetch: kernel 0
+      rec(UmKind::kBytesH2D, 1 << 20, 50, 0, MigrationCause::kUser),     // explicit prefetch: phase 0 only
+      rec(UmKind::kGpuPageFault, 1, 310, 390),  // kernel 1
+      rec(UmKind::kBytesD2H, 8192, 500, 0, MigrationCause::kEviction),
+      rec(UmKind::kCpuPageFault, 0xdeadbeef, 600),  // value is a PC: counts as one fault
+      rec(UmKind::kThrashing, 8192, 700),
+      rec(UmKind::kThrottling, 0, 710, 720),
+      rec(UmKind::kRemoteMap, 4096, 730),
+  };
+  const Attributed a = attribute(records, kernels, phases);
+  EXPECT_EQ(a.kernels[0].gpu_faults, 6u);
+  EXPECT_EQ(a.kernels[0].gpu_fault_pages, 3u);
+  EXPECT_EQ(a.kernels[0].fault_batches, 2u);
+  EXPECT_EQ(a.kernels[0].bytes_h2d, 4096u + 65536u);
+  EXPECT_EQ(a.kernels[0].bytes_prefetched, 65536u);
+  EXPECT_EQ(a.kernels[1].fault_batches, 1u);
+  EXPECT_EQ(a.phases[0].bytes_h2d, 4096u + 65536u + (1u << 20));
+  EXPECT_EQ(a.phases[0].bytes_prefetched, 65536u + (1u << 20));
+  EXPECT_EQ(a.phases[1].bytes_d2h, 8192u);
+  EXPECT_EQ(a.phases[1].bytes_evicted, 8192u);
+  EXPECT_EQ(a.phases[1].cpu_faults, 1u);
+  EXPECT_EQ(a.phases[1].thrashing_events, 2u);
+  EXPECT_EQ(a.phases[1].throttles, 1u);
+  EXPECT_EQ(a.total.fault_batches, 3u);
+  EXPECT_EQ(a.total.gpu_faults, 7u);
+  EXPECT_EQ(a.remote_maps, 1u);
+}
+
+TEST(UmCountersTest, RecordsOutsideEveryWindowStillCountInTheTotal) {
+  const Attributed a = attribute({rec(UmKind::kBytesH2D, 4096, 5000)}, {{0, 10}}, {{0, 10}});
+  EXPECT_EQ(a.total.bytes_h2d, 4096u);
+  EXPECT_EQ(a.kernels[0].bytes_h2d, 0u);
+  EXPECT_EQ(a.phases[0].bytes_h2d, 0u);
+}
+
+TEST(UmCountersTest, SummarisesFaultRecords) {
+  const auto j = fault_record_summary({rec(UmKind::kGpuPageFault, 2, 1, 9), rec(UmKind::kGpuPageFault, 1, 2, 9),
+                                       rec(UmKind::kBytesH2D, 100, 3)});
+  EXPECT_EQ(j["gpu_fault_records"], 2);
+  EXPECT_EQ(j["gpu_fault_groups"], 3);
+  EXPECT_EQ(j["distinct_fault_replay_times"], 1);
+  EXPECT_EQ(j["largest_transfer_bytes"], 100);
+}
+
+}  // namespace
+}  // namespace umsim::hip
