@@ -218,8 +218,9 @@ void Engine::on_alloc(const Event& e) {
       a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
       if (!vendor_.gpu_faults_migrate) {
         // XNACK off: zero-copy host memory, mapped by every GPU from the start.
-        a.always_mapped = static_cast<ProcessorMask>(all_gpus | kCpuBit);
-        for (auto& p : a.pages) p = PageState{kCpuBit, a.always_mapped, 0, -1, 0, 0};
+        // The CPU maps it only while it holds the data (a prefetch to a GPU unmaps it).
+        a.always_mapped = all_gpus;
+        for (auto& p : a.pages) p = PageState{kCpuBit, static_cast<ProcessorMask>(all_gpus | kCpuBit), 0, -1, 0, 0};
         a.mark_all_populated();
       }
       if (prefetch_) prefetch_->on_allocation_created(slot, a.page_count);
@@ -229,8 +230,8 @@ void Engine::on_alloc(const Event& e) {
       break;
     case trace::AllocKind::kPinned:
     case trace::AllocKind::kMapped:
-      a.always_mapped = static_cast<ProcessorMask>(all_gpus | kCpuBit);
-      for (auto& p : a.pages) p = PageState{kCpuBit, a.always_mapped, 0, -1, 0, 0};
+      a.always_mapped = all_gpus;  // the CPU holds the only copy for good
+      for (auto& p : a.pages) p = PageState{kCpuBit, static_cast<ProcessorMask>(all_gpus | kCpuBit), 0, -1, 0, 0};
       a.mark_all_populated();
       break;
     case trace::AllocKind::kDevice: {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine.h"
+#include "traces/units.h"
 
 namespace umsim::sim {
 
@@ -113,14 +114,20 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
     return s;
   }
   while (!mem.has_free()) {
+    if (mem.pinned() + busy_chunks_.size() >= mem.capacity())
+      throw SimulationError(fmt::format(
+          "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
+          "so nothing can be evicted to place managed data (raise --gpu-mem)",
+          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
     const std::uint32_t victim = eviction_->choose_victim(gpu, now);
     if (victim == kNoVictim || victim >= mem.slots_created() || !mem.chunk(victim).allocated ||
         mem.chunk(victim).pinned || mem.chunk(victim).busy)
       throw SimulationError(fmt::format(
           "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
-          "and the eviction policy {} ",
-          gpu, mem.capacity(), chunk_bytes_, mem.pinned(), busy_chunks_.size(),
-          victim == kNoVictim ? std::string("found no victim") : fmt::format("chose slot {}, which is not evictable", victim)));
+          "and the eviction policy {}",
+          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size(),
+          victim == kNoVictim ? std::string("found no victim")
+                              : fmt::format("chose slot {}, which is not evictable", victim)));
     evict_chunk(gpu, victim, now);
   }
   const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;

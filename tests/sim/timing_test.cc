@@ -338,3 +338,36 @@ TEST(Timing, BatchOrderDoesNotDependOnArrivalOrder) {
 
 }  // namespace
 }  // namespace umsim::sim
+
+namespace umsim::sim {
+namespace {
+
+// XNACK off: a prefetch moves the data to the GPU (the CPU loses its mapping),
+// the CPU's next touch faults and brings the whole 2 MiB window back, and the
+// GPU reads it remotely again afterwards.
+TEST(Timing, XnackOffPrefetchThenCpuTouch) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_MiB)
+                     .prefetch("A", Processor::gpu(0))
+                     .sync()
+                     .kernel("local", 0, 0)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .cpu_read("A", 0, 4_KiB)
+                     .kernel("remote", 0, 0)
+                     .read("A", 0, 4_KiB)
+                     .end()
+                     .build();
+  auto o = options_for(round_profile());
+  o.vendor = VendorSemantics::amd_xnack_off();
+  const Result r = replay(t, o);
+  EXPECT_EQ(r.total.gpu_faults, 0u);
+  EXPECT_EQ(r.kernels[0].counters.remote_accesses, 0u);  // prefetched: local
+  EXPECT_EQ(r.total.cpu_faults, 1u);
+  EXPECT_EQ(r.total.bytes_d2h, 2_MiB);                    // the window
+  EXPECT_EQ(r.kernels[1].counters.remote_accesses, 1u);   // zero-copy again
+}
+
+}  // namespace
+}  // namespace umsim::sim
