@@ -96,6 +96,19 @@ void BM_OversubscribedRandomWindow(benchmark::State& state) {
 }
 BENCHMARK(BM_OversubscribedRandomWindow)->Unit(benchmark::kMillisecond);
 
+// Range records: each event reads 64 KiB (16 pages) of 64 MiB already on the
+// GPU; items are page accesses.
+void BM_ResidentRangeRecords(benchmark::State& state) {
+  static const auto t = [] {
+    trace::TraceBuilder b;
+    b.alloc("A", 64_MiB).cpu_write("A").prefetch("A", trace::Processor::gpu(0)).sync().kernel("k", 0, 1000);
+    for (std::uint64_t i = 0; i < kAccesses / 16; ++i) b.read("A", (i % (64_MiB / 64_KiB)) * 64_KiB, 64_KiB);
+    return std::make_shared<const trace::BuiltTrace>(b.end().build());
+  }();
+  run(state, t, 0);
+}
+BENCHMARK(BM_ResidentRangeRecords)->Unit(benchmark::kMillisecond);
+
 // Random 64 KiB tiles of a 1 GiB buffer, each read page by page (16 events),
 // with 512 MiB of GPU memory (200% oversubscription): about half of all
 // accesses fault, and most fault batches evict.
