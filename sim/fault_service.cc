@@ -30,10 +30,9 @@ bool Engine::accessible(Processor requester, Processor location) const {
 }
 
 // The driver sorts a batch by address. Keys are small (allocation << 40 |
-// page), so a two-pass LSD radix sort over 11-bit digits does it when every
-// key fits in 22 bits (one allocation up to 16 GiB); otherwise std::sort.
+// page): an LSD radix sort over 8-bit digits, as many passes as the largest
+// key needs (up to 4: keys below 2^32), else std::sort.
 void Engine::sort_fault_buffer() {
-  auto by_key = [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; };
   std::uint64_t max_key = 0;
   bool sorted = true;
   for (std::size_t i = 0; i < fault_buffer_.size(); ++i) {
@@ -41,21 +40,29 @@ void Engine::sort_fault_buffer() {
     if (i && fault_buffer_[i].key < fault_buffer_[i - 1].key) sorted = false;
   }
   if (sorted) return;
-  if (max_key >= (std::uint64_t{1} << 22) || fault_buffer_.size() < 64) {
-    std::sort(fault_buffer_.begin(), fault_buffer_.end(), by_key);
+  if (max_key >= (std::uint64_t{1} << 32) || fault_buffer_.size() < 32) {
+    std::sort(fault_buffer_.begin(), fault_buffer_.end(),
+              [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; });
     return;
   }
   sort_scratch_.resize(fault_buffer_.size());
-  std::vector<FaultEntry>* from = &fault_buffer_;
-  std::vector<FaultEntry>* to = &sort_scratch_;
-  for (int shift = 0; shift < 22; shift += 11) {
-    std::uint32_t count[2049] = {};
-    for (const FaultEntry& f : *from) ++count[((f.key >> shift) & 2047) + 1];
-    for (int d = 0; d < 2048; ++d) count[d + 1] += count[d];
-    for (const FaultEntry& f : *from) (*to)[count[(f.key >> shift) & 2047]++] = f;
+  FaultEntry* from = fault_buffer_.data();
+  FaultEntry* to = sort_scratch_.data();
+  const std::size_t n = fault_buffer_.size();
+  int passes = 0;
+  for (int shift = 0; shift < 32 && (max_key >> shift) != 0; shift += 8, ++passes) {
+    std::uint32_t count[256] = {};
+    for (std::size_t i = 0; i < n; ++i) ++count[(from[i].key >> shift) & 255];
+    std::uint32_t sum = 0;
+    for (auto& c : count) {
+      const std::uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (std::size_t i = 0; i < n; ++i) to[count[(from[i].key >> shift) & 255]++] = from[i];
     std::swap(from, to);
   }
-  // Two passes: the result is back in fault_buffer_.
+  if (passes % 2) std::copy(sort_scratch_.begin(), sort_scratch_.end(), fault_buffer_.begin());
 }
 
 void Engine::service_fault_batch() {
