@@ -331,6 +331,8 @@ void Engine::on_kernel_begin(const Event& e) {
   kernel_.remote_peer_bytes = 0;
   kernel_bit_ = processor_bit(Processor::gpu(g));
   kernel_counters_ = Counters{};
+  kernel_first_seq_ = access_seq_;
+  update_plain_hits();
 }
 
 void Engine::on_kernel_end() {
@@ -344,6 +346,7 @@ void Engine::on_kernel_end() {
                  remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps);
   const Nanos end = kernel_.now + kernel_.compute;
   Counters& c = kernel_counters_;
+  c.accesses = access_seq_ - kernel_first_seq_;
   c.stall_ns = kernel_.now - kernel_.start;
   c.time_ns = end - kernel_.start;
   stream_ready(kernel_.stream) = end;

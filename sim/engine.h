@@ -231,6 +231,11 @@ class Engine {
   Nanos host_now_ = 0;
   Nanos latest_ready_ = 0;  // max BlockState::ready_at: hits need no check once passed
   std::uint64_t access_seq_ = 0;
+  std::uint64_t kernel_first_seq_ = 0;  // access_seq_ when the open kernel began
+  // Hits need no extra work: no migration in flight past the kernel's time and
+  // no access callbacks. Refreshed whenever either side may change.
+  bool plain_hits_ = true;
+  void update_plain_hits() { plain_hits_ = !eviction_access_callbacks_ && latest_ready_ <= kernel_.now; }
 
   KernelState kernel_;
   ProcessorMask kernel_bit_ = 0;

@@ -20,10 +20,8 @@ void Engine::gpu_access(const Event& e) {
       PageState& st = a.pages[page];
       const ProcessorMask cp = st.copies;
       const bool write = e.access() != AccessType::kRead;
-      ++access_seq_;
-      ++kernel_counters_.accesses;
-      if ((cp & kernel_bit_) && (!write || cp == kernel_bit_) && latest_ready_ <= kernel_.now &&
-          !eviction_access_callbacks_) [[likely]] {
+      ++access_seq_;  // the kernel's access count is derived from it at kernel end
+      if ((cp & kernel_bit_) && (!write || cp == kernel_bit_) && plain_hits_) [[likely]] {
         ++st.accesses;
         st.flags |= write ? kDirty : 0;
         return;
@@ -34,9 +32,11 @@ void Engine::gpu_access(const Event& e) {
         const Nanos ready = a.blocks[page / kPagesPerBlock].ready_at;
         if (ready > kernel_.now) kernel_.now = ready;
         if (eviction_access_callbacks_) chunk_accessed(slot, a, page);
+        update_plain_hits();
         return;
       }
       gpu_access_slow(a, slot, page, e.access());
+      update_plain_hits();
       return;
     }
   }
@@ -84,15 +84,14 @@ void Engine::gpu_access_general(const Event& e) {
   if (e.stride <= kPageSize) {
     const std::uint64_t first = e.offset / kPageSize;
     const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
-    kernel_counters_.accesses += (last - first + 1) * count;
     for (std::uint64_t pass = 0; pass < count; ++pass)
       for (std::uint64_t p = first; p <= last; ++p) visit(p);
   } else {
     const Bytes end = e.offset + e.length;
-    kernel_counters_.accesses += ((e.length + e.stride - 1) / e.stride) * count;
     for (std::uint64_t pass = 0; pass < count; ++pass)
       for (Bytes addr = e.offset; addr < end; addr += e.stride) visit(addr / kPageSize);
   }
+  update_plain_hits();
 }
 
 void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, AccessType type) {
