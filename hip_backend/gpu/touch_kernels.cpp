@@ -31,10 +31,17 @@ static __device__ inline void spin_ns(std::uint64_t ns, std::uint64_t wall_clock
 // 4 KiB page in 16-byte pieces (an atomic access adds to one word per lane), so
 // a page access moves a page's worth of data also over remote mappings, and
 // all lanes of a warp fault on the same page. Bits as in plan.h AccessEntry.
+#if UMSIM_NVIDIA
+constexpr int kLanes = 32;  // warp size
+#else
+constexpr int kLanes = 64;  // wavefront size on gfx90a / gfx908
+#endif
+constexpr int kPerLane = 4096 / 16 / kLanes;  // 16-byte pieces of a page per lane
+
 static __global__ void touch_kernel(TouchArgs a) {
-  const unsigned lane = threadIdx.x % warpSize;
-  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warpSize;
-  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / warpSize;
+  const unsigned lane = threadIdx.x % kLanes;
+  const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanes;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / kLanes;
   unsigned acc = 0;
   for (std::uint64_t i = warp; i < a.count; i += warps) {
     const std::uint64_t e = a.entries[i];
@@ -46,14 +53,18 @@ static __global__ void touch_kernel(TouchArgs a) {
       atomicAdd(reinterpret_cast<unsigned*>(base) + lane, 1u);
       continue;
     }
-    uint4* p = reinterpret_cast<uint4*>(base);
-    for (unsigned j = lane; j < 4096 / sizeof(uint4); j += warpSize) {
-      if (type == 0) {
-        const uint4 v = p[j];
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-      } else {
-        p[j] = uint4{static_cast<unsigned>(i), lane, j, 0};
-      }
+    // Every lane issues all its loads (or stores) of the page before using
+    // them, so resident pages are read at memory speed, not latency-bound.
+    uint4* p = reinterpret_cast<uint4*>(base) + lane;
+    if (type == 0) {
+      uint4 v[kPerLane];
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) v[u] = p[u * kLanes];
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    } else {
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) p[u * kLanes] = uint4{static_cast<unsigned>(i), lane, static_cast<unsigned>(u), 0};
     }
   }
   spin_ns(a.compute_ns, a.wall_clock_khz);
