@@ -66,8 +66,12 @@ void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, Access
   PageMask migrate, duplicate;
   const std::uint32_t i = static_cast<std::uint32_t>(page - base);
   // The CPU cannot map GPU memory: every decision ends with a copy on the CPU.
-  if (d.placement == Placement::kDuplicate && (st.flags & kReadMostly)) duplicate.set(i);
-  else migrate.set(i);
+  if (d.placement == Placement::kDuplicate && type == AccessType::kRead) {  // duplicates are read-only
+    if (!(st.flags & kReadMostly)) st.flags |= kPolicyDuplicate;
+    duplicate.set(i);
+  } else {
+    migrate.set(i);
+  }
   // AMD SVM migrates the whole 2 MiB window back.
   if (vendor_.cpu_fault_window_pages > 1) {
     const std::uint32_t n = a.pages_in_block(block);

@@ -250,7 +250,9 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
     const MigrationDecision d = decide(slot, page, st, requester, type, bs, now);
     switch (d.placement) {
       case Placement::kDuplicate:
-        if (d.destination == requester && st.copies) {
+        // Duplicates are read-only: a write always collapses to the writer.
+        if (d.destination == requester && st.copies && type == AccessType::kRead) {
+          if (!(st.flags & kReadMostly)) st.flags |= kPolicyDuplicate;  // a policy's own read-only copy
           duplicate.set(i);
           ++moving;
           break;

@@ -67,7 +67,7 @@ void Engine::check_allocation(AllocSlot slot, const Allocation& a) const {
     const ProcessorMask remote = static_cast<ProcessorMask>(st.mapped & ~st.copies);
     if ((remote & kCpuBit))
       throw InvariantViolation(fmt::format("'{}' page {} is mapped remotely by the CPU, which cannot map GPU memory", a.name, p));
-    if (popcount16(st.copies) > 1 && !(st.flags & kReadMostly))
+    if (popcount16(st.copies) > 1 && !(st.flags & (kReadMostly | kPolicyDuplicate)))
       throw InvariantViolation(fmt::format("'{}' page {} has {} copies but is not read-mostly", a.name, p, popcount16(st.copies)));
     if ((st.flags & (kInFaultBuffer | kFaultWrite)) && !kernel_.open)
       throw InvariantViolation(fmt::format("'{}' page {} is left in the fault buffer", a.name, p));

@@ -18,6 +18,7 @@ enum PageFlag : std::uint8_t {
   kInFaultBuffer = 1 << 2,  // a GPU fault on the page waits in the fault buffer
   kFaultWrite = 1 << 3,     // ... and one of its entries writes (coalesced access type)
   kPinned = 1 << 4,         // pinned by the thrashing policy (see BlockState::pin_*)
+  kPolicyDuplicate = 1 << 5,  // a migration policy made read-only duplicates (without ReadMostly advice)
 };
 
 struct PageState {

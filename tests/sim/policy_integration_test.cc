@@ -264,5 +264,40 @@ TEST(PolicyOverrides, MigrationPolicyCanMapRemotely) {
   EXPECT_EQ(r.kernels[1].counters.remote_accesses, 16u);
 }
 
+// A policy may duplicate pages without ReadMostly advice: reads then hit both
+// copies, and a write collapses them like a read-mostly page.
+class DuplicateEverything : public MigrationPolicy {
+ public:
+  MigrationDecision decide(const FaultContext& f, const MigrationDecision&) override {
+    return {f.resident_mask ? Placement::kDuplicate : Placement::kMigrate, f.requester};
+  }
+};
+
+TEST(PolicyOverrides, MigrationPolicyCanDuplicate) {
+  EnginePolicies p;
+  p.migration = std::make_unique<DuplicateEverything>();
+  const auto t = TraceBuilder()
+                     .alloc("A", 64_KiB)
+                     .cpu_write("A")
+                     .kernel("read", 0)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .cpu_read("A")
+                     .kernel("write", 0)
+                     .write("A")
+                     .end()
+                     .build();
+  Engine engine(options_for(round_profile()), std::move(p));
+  trace::MemoryTraceReader reader(t);
+  const Result r = engine.run(reader);
+  EXPECT_EQ(r.total.bytes_h2d, 64_KiB);
+  EXPECT_EQ(r.total.cpu_faults, 0u);                  // the CPU kept its copy
+  EXPECT_EQ(r.kernels[1].counters.gpu_faults, 16u);   // writes to read-only copies fault
+  EXPECT_EQ(r.total.bytes_d2h, 0u);
+  for (const PageState& st : engine.allocation("A")->pages)  // ... and collapse to the writer
+    EXPECT_EQ(st.copies, processor_bit(Processor::gpu(0)));
+}
+
 }  // namespace
 }  // namespace umsim::sim
