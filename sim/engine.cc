@@ -3,6 +3,8 @@
 // hints.cc and cpu_access.cc.
 #include "sim/engine.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -205,9 +207,23 @@ void Engine::on_alloc(const Event& e) {
   a.size = e.length;
   a.page_count = (e.length + kPageSize - 1) / kPageSize;
   a.block_count = (a.page_count + kPagesPerBlock - 1) / kPagesPerBlock;
-  a.pages.resize(a.page_count);
-  a.blocks.resize(a.block_count);
-  a.populated.resize(a.block_count);
+  // Value-initialising more metadata than half the machine's memory would
+  // end in the OOM killer rather than an error message.
+  static const std::uint64_t kMetadataLimit =
+      static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE)) / 2;
+  try {
+    if (a.page_count * sizeof(PageState) > kMetadataLimit) throw std::bad_alloc();
+    a.pages.resize(a.page_count);
+    a.blocks.resize(a.block_count);
+    a.populated.resize(a.block_count);
+  } catch (const std::bad_alloc&) {
+    allocs_.pop_back();
+    throw SimulationError(fmt::format("allocation '{}' of {} needs {} of page metadata, more than this machine can give",
+                                      name, trace::format_bytes(e.length),
+                                      trace::format_bytes(a.page_count * sizeof(PageState))));
+  }
+
+
   if (slot_of_name_.size() <= e.name) slot_of_name_.resize(e.name + 1, kNoSlot);
   slot_of_name_[e.name] = slot;
 
