@@ -58,10 +58,9 @@ TEST(PolicyEngine, XnackOffIsZeroCopyUnlessPrefetched) {
   EXPECT_EQ(r.total.bytes_h2d, 0u);
 }
 
-// Known model bug (sim/engine.cc, XNACK-off allocations): the CPU stays in the
-// allocation's always-mapped set after a prefetch moves pages to VRAM, and the
-// invariant checker rejects the CPU mapping of GPU memory. Enable once fixed.
-TEST(PolicyEngine, DISABLED_XnackOffPrefetchMakesPagesLocal) {
+// An explicit prefetch moves XNACK-off managed memory to VRAM: the kernel's accesses are
+// local (and the CPU no longer maps the pages, which the invariant checker verifies).
+TEST(PolicyEngine, XnackOffPrefetchMakesPagesLocal) {
   const auto& preset = vendor_preset("amd-xnack-off");
   const std::string prefetched =
       "umsim-trace 1\n"
