@@ -117,7 +117,7 @@ Result Engine::run(trace::TraceReader& reader) {
       for (i = 0; i < n; ++i) {
         const Event& e = buffer[i];
         if (e.kind == EventKind::kGpuAccess) {
-          gpu_access(e);
+          if (!try_plain_hit(e)) gpu_access(e);
         } else {
           dispatch(e);
           if (options_.check_invariants && !kernel_.open) check_invariants();

@@ -147,6 +147,24 @@ class Engine {
 
   // gpu_access.cc: the hot path and the fault buffer
   void gpu_access(const trace::Event& e);
+  // The plain-hit case of gpu_access, inlined into the replay loop: one pass
+  // over one page already here with the needed permission. False: not handled.
+  bool try_plain_hit(const trace::Event& e) {
+    if (!plain_hits_ || !kernel_.open || e.count != 1 || e.length == 0 || e.length > kPageSize) return false;
+    const AllocSlot slot = e.name < slot_of_name_.size() ? slot_of_name_[e.name] : kNoSlot;
+    if (slot == kNoSlot) return false;
+    Allocation& a = allocs_[slot];
+    const std::uint64_t page = e.offset / kPageSize;
+    if (e.offset > a.size || e.length > a.size - e.offset || page != (e.offset + e.length - 1) / kPageSize)
+      return false;
+    PageState& st = a.pages[page];
+    const bool write = e.op != static_cast<std::uint8_t>(trace::AccessType::kRead);
+    if (!(st.copies & kernel_bit_) || (write && st.copies != kernel_bit_)) return false;
+    ++access_seq_;
+    ++st.accesses;
+    st.flags |= write ? kDirty : 0;
+    return true;
+  }
   void gpu_access_general(const trace::Event& e);
   void gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
   void remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
