@@ -61,6 +61,21 @@ for s in "no prefetcher" "driver prefetcher" "prefetch hint" "oversubscribed" "z
 done
 grep "prefetch hint before kernels" "$tmp/out" | grep -Eq " 0 +0 " || fail "prefetch hint scenario still faults"
 expect_error "--size" "$umsim" demo --size 1MiB
+# demo's training section: every hint variant and both oversubscription levels under FIFO and LRU;
+# the prefetch hint removes faults, oversubscription evicts and a fitting loop does not.
+expect_ok "$umsim" demo --size 64MiB
+for s in "no hints" "prefetch batch" "AccessedBy gpu0" "ReadMostly" "125% oversubscribed, driver FIFO" \
+         "125% oversubscribed, LRU" "150% oversubscribed, driver FIFO" "150% oversubscribed, LRU"; do
+  grep -q "$s" "$tmp/out" || fail "demo lacks training case '$s'"
+done
+faults() { grep "^$1" "$tmp/out" | awk '{for (i = 1; i <= NF; ++i) if ($i ~ /^[0-9]+$/) { print $i; exit }}'; }
+evicted() { grep "^$1" "$tmp/out" | awk '{print $(NF-1)}'; }
+(( $(faults "prefetch batch") < $(faults "no hints") )) || fail "training prefetch hint does not reduce faults"
+[[ $(evicted "no hints") == 0 ]] || fail "fitting training loop evicts"
+(( $(evicted "150% oversubscribed, driver FIFO") > 0 )) || fail "150% oversubscribed training loop does not evict"
+expect_ok "$umsim" demo --size 64MiB --json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d) == 13, len(d)" "$tmp/out" \
+  || fail "demo --json should hold 5 + 8 scenarios"
 
 if ((failures)); then echo "$failures failure(s)"; exit 1; fi
 echo "all CLI checks passed"
