@@ -3,13 +3,14 @@
 # results (no GPU needed): replays every trace of traces/validation/ in the
 # simulator with the calibrated profile, merges the hardware repetitions, runs
 # `umsim compare` per trace and aggregates the errors.
-#   hip_backend/validate.sh [PROFILE]     (default profiles/h200-pcie5-calibrated.toml)
-# Outputs: docs/validation/{sim,hw,compare}/ and docs/validation/error_table.md
+#   hip_backend/validate.sh [PROFILE [RESULTS_DIR [OUT_DIR]]]
+# Defaults: profiles/h200-pcie5-calibrated.toml, hip_backend/results/h200-pcie5,
+# docs/validation. Outputs: OUT_DIR/{sim,hw,compare}/ and OUT_DIR/error_table.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-profiles/h200-pcie5-calibrated.toml}
-results=hip_backend/results/h200-pcie5
-out=docs/validation
+results=${2:-hip_backend/results/h200-pcie5}
+out=${3:-docs/validation}
 ./bazelw build //tools:umsim >&2
 umsim=$(mktemp -d)/umsim
 cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile

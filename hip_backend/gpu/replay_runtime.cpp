@@ -83,6 +83,7 @@ class Runner {
     setup();
     m.launch_overhead_ns = measure_launch_overhead();
     m.hardware["launch_overhead_ns"] = m.launch_overhead_ns;
+    m.hardware["touch_kernel_max_blocks"] = gpus_[0].max_blocks;
     // Records from the setup (uploads, warm-up launches) are not part of the replay.
     std::vector<UmRecord> discard_records;
     std::vector<KernelActivity> discard_kernels;
@@ -111,7 +112,7 @@ class Runner {
       hipDeviceProp_t prop;
       UMSIM_GPU_CHECK(hipGetDeviceProperties(&prop, g));
       // All blocks resident at once, so the spin after the accesses adds compute time once.
-      s.max_blocks = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / kThreads);
+      s.max_blocks = prop.multiProcessorCount * touch_kernel_blocks_per_sm(kThreads);
       s.clock_khz = wall_clock_khz(g);
       s.warp_size = prop.warpSize;
     }

@@ -38,7 +38,14 @@ constexpr int kLanes = 64;  // wavefront size on gfx90a / gfx908
 #endif
 constexpr int kPerLane = 4096 / 16 / kLanes;  // 16-byte pieces of a page per lane
 
-static __global__ void touch_kernel(TouchArgs a) {
+#if UMSIM_NVIDIA
+// 256 threads, 8 blocks per SM: full occupancy (at most 32 registers a thread).
+#define UMSIM_TOUCH_BOUNDS __launch_bounds__(256, 8)
+#else
+#define UMSIM_TOUCH_BOUNDS
+#endif
+
+static __global__ void UMSIM_TOUCH_BOUNDS touch_kernel(TouchArgs a) {
   const unsigned lane = threadIdx.x % kLanes;
   const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanes;
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / kLanes;
@@ -69,6 +76,15 @@ static __global__ void touch_kernel(TouchArgs a) {
   }
   spin_ns(a.compute_ns, a.wall_clock_khz);
   if (acc == 0x9e3779b9u) *a.sink = acc;
+}
+
+int touch_kernel_blocks_per_sm(int threads) {
+  int n = 0;
+  if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&n, touch_kernel, threads, 0) != hipSuccess) {
+    (void)hipGetLastError();
+    return 1;
+  }
+  return n > 0 ? n : 1;
 }
 
 hipError_t launch_touch_kernel(const TouchArgs& args, int blocks, int threads, hipStream_t stream) {

@@ -21,4 +21,8 @@ struct TouchArgs {
 // so the compute spin after the accesses adds its time once.
 hipError_t launch_touch_kernel(const TouchArgs& args, int blocks, int threads, hipStream_t stream);
 
+// Blocks of `threads` threads one multiprocessor holds at once (occupancy API):
+// the grid must not exceed SMs x this, or a second wave would spin again.
+int touch_kernel_blocks_per_sm(int threads);
+
 }  // namespace umsim::hip
