@@ -4,11 +4,11 @@
 # simulator with the calibrated profile, merges the hardware repetitions, runs
 # `umsim compare` per trace and aggregates the errors.
 #   hip_backend/validate.sh [PROFILE [RESULTS_DIR [OUT_DIR]]]
-# Defaults: profiles/h200-pcie5-calibrated.toml, hip_backend/results/h200-pcie5,
+# Defaults: profiles/h200-pcie5.toml, hip_backend/results/h200-pcie5,
 # docs/validation. Outputs: OUT_DIR/{sim,hw,compare}/ and OUT_DIR/error_table.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
-profile=${1:-profiles/h200-pcie5-calibrated.toml}
+profile=${1:-profiles/h200-pcie5.toml}
 results=${2:-hip_backend/results/h200-pcie5}
 out=${3:-docs/validation}
 ./bazelw build //tools:umsim >&2

@@ -5,7 +5,7 @@
 namespace umsim::policies::testing {
 
 const sim::HardwareProfile& test_profile() {
-  static const sim::HardwareProfile profile = sim::load_profile_file("profiles/h200-pcie5.toml");
+  static const sim::HardwareProfile profile = sim::load_profile_file("profiles/h200-pcie5-published.toml");
   return profile;
 }
 

@@ -25,7 +25,7 @@ struct ReplayOptions {
   std::string trace_name = "test.umt";  // named in error messages
 };
 
-// Loads profiles/h200-pcie5.toml (a runfile of the test).
+// Loads profiles/h200-pcie5-published.toml (a runfile of the test).
 const sim::HardwareProfile& test_profile();
 
 Result replay(const std::string& trace_text, const Combo& combo, const ReplayOptions& options);

@@ -1,5 +1,6 @@
 // The model's acceptance tests (issue "core model"), with hand-computed
-// expectations, under the checked-in h200-pcie5 profile.
+// expectations, under the checked-in h200-pcie5-published profile (published numbers:
+// the expectations do not move when the default profile is recalibrated).
 #include <gtest/gtest.h>
 
 #include "sim/engine.h"

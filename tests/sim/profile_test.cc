@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/profile.h"
+#include "sim/profile_lookup.h"
 
 namespace umsim::sim {
 namespace {
@@ -91,13 +92,24 @@ TEST(Profile, ParsesEveryKey) {
 }
 
 TEST(Profile, CheckedInH200Loads) {
-  const HardwareProfile p = load_profile_file("profiles/h200-pcie5.toml");
-  EXPECT_EQ(p.name, "h200-pcie5");
+  const HardwareProfile p = load_profile_file("profiles/h200-pcie5-published.toml");
+  EXPECT_EQ(p.name, "h200-pcie5-published");
   EXPECT_EQ(p.fault_batch_size, 256u);
   EXPECT_GT(p.gpu_memory, 100ull << 30);
   // Published: ~55 GB/s for large copies, a few GB/s for 4 KiB.
   EXPECT_GT(p.h2d.curve.gbps_at(2 << 20), 54.0);
   EXPECT_LT(p.h2d.curve.gbps_at(4096), 5.0);
+}
+
+// The shipping default holds the values calibrated on an H200
+// (profiles/raw/h200-pcie5/fit_values.txt): 51.0 GB/s peak host-to-GPU,
+// 14.75 GB/s GPU-to-host, 51.39 GB/s remote reads.
+TEST(Profile, DefaultIsTheCalibratedH200) {
+  const HardwareProfile p = load_profile_file(std::string("profiles/") + kDefaultProfile + ".toml");
+  EXPECT_EQ(p.name, "h200-pcie5");
+  EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 51.0);
+  EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 14.75);
+  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.39);
 }
 
 TEST(Profile, UnknownKeyNamesItsLine) {

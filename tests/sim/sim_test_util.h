@@ -1,5 +1,5 @@
 // Helpers for the model's tests: a profile with round numbers (so timings can
-// be computed by hand), the checked-in h200-pcie5 profile, and a replay of
+// be computed by hand), the checked-in h200-pcie5-published profile, and a replay of
 // an in-memory trace with the invariant checker on.
 #pragma once
 
@@ -40,7 +40,7 @@ inline HardwareProfile round_profile(int gpus = 1) {
 }
 
 // The checked-in profile (a data dependency of the test).
-inline HardwareProfile h200_profile() { return load_profile_file("profiles/h200-pcie5.toml"); }
+inline HardwareProfile h200_profile() { return load_profile_file("profiles/h200-pcie5-published.toml"); }
 
 inline EngineOptions options_for(HardwareProfile p, Bytes gpu_memory = 0) {
   EngineOptions o;
