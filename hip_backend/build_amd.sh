@@ -11,8 +11,7 @@ obj=$(dirname "$out")/obj
 mkdir -p "$obj"
 cxxflags=(-std=c++20 -O2 -I.)
 
-host_sources=(traces/*.cc sim/result.cc hip_backend/plan.cc hip_backend/safety.cc hip_backend/um_counters.cc
-              hip_backend/hip_result.cc hip_backend/calibration_fit.cc)
+source hip_backend/host_sources.sh
 # Only the touch kernel has device code; the rest of hip_backend/gpu/ is host code
 # against ROCm's runtime API, compiled by the plain C++ compiler.
 kernel_sources=(hip_backend/gpu/touch_kernels.cpp)

@@ -23,8 +23,7 @@ fi
 ((${#libs[@]})) || libs+=(-lzstd)
 cxxflags=(-std=c++20 -O2 -DFMT_HEADER_ONLY "${inc[@]}")
 
-host_sources=(traces/*.cc sim/result.cc hip_backend/plan.cc hip_backend/safety.cc hip_backend/um_counters.cc
-              hip_backend/hip_result.cc hip_backend/calibration_fit.cc)
+source hip_backend/host_sources.sh
 # Only files with device code go through nvcc; the rest of hip_backend/gpu/ is
 # host code against the HIP-on-CUDA layer (-DUMSIM_HIP_ON_CUDA).
 kernel_sources=(hip_backend/gpu/touch_kernels.cpp)

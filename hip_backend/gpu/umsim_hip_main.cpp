@@ -3,6 +3,7 @@
 //   umsim-hip replay TRACE [--json OUT] [--safe-fraction F] [--no-counters]
 //   umsim-hip calibrate --out profiles/NAME.toml [--raw FILE] [--quick]
 //   umsim-hip fit --raw FILE --out profiles/NAME.toml
+//   umsim-hip record -o OUT.umt -- PROGRAM ARGS...   (hip_backend/recorder/)
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include "hip_backend/calibration_fit.h"
 #include "hip_backend/gpu/calibrate.h"
+#include "hip_backend/recorder/record_main.h"
 #include "hip_backend/gpu/gpu_api.h"
 #include "hip_backend/gpu/replay_runtime.h"
 #include "hip_backend/hip_result.h"
@@ -154,6 +156,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string cmd = argv[1];
+  // `record` runs another program under the recorder; its arguments are that program's.
+  if (cmd == "record") return umsim::recorder::record_main(argc - 1, argv + 1);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // keep what was printed if the GPU runtime aborts
   try {
     const Args a = parse(argc, argv);

@@ -3,6 +3,9 @@
 // expectations; plus the log recorded on an H200 (API records only).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "hip_backend/recorder/record_log.h"
 #include "hip_backend/recorder/record_to_trace.h"
 #include "traces/trace_error.h"
@@ -180,6 +183,25 @@ TEST(RecordToTrace, H200ProbeLog) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("kernel _Z4copyPKiPim gpu=0 stream=1\nend\nsync stream=1\n"), std::string::npos) << text;
+}
+
+// The same probe recorded on an H200 with the unified-memory counters on
+// (/dev/nvidia-uvm-tools present): 23 GPU and 11 CPU fault records, all inside
+// kernels and allocations, turned into the checked-in trace byte for byte.
+TEST(RecordToTrace, H200ProbeLogWithFaults) {
+  const RecordLog log = read_record_log("tests/workloads/recorder/um_probe_h200_faults.log");
+  EXPECT_TRUE(log.complete);
+  std::string text;
+  auto writer = trace::create_trace_writer_to_string(&text, trace::Encoding::kText);
+  const ConvertStats s = convert_record_log(log, *writer);
+  writer->finish();
+  EXPECT_EQ(s.gpu_faults, 23u);
+  EXPECT_EQ(s.cpu_faults, 11u);
+  EXPECT_EQ(s.unattributed, 0u);
+  EXPECT_EQ(s.outside, 0u);
+  std::ifstream golden("tests/workloads/recorder/um_probe_h200_faults.umt", std::ios::binary);
+  const std::string expected((std::istreambuf_iterator<char>(golden)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, expected);
 }
 
 }  // namespace
