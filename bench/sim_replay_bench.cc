@@ -9,6 +9,7 @@
 
 #include "sim/engine.h"
 #include "traces/memory_trace_reader.h"
+#include "bench/replay_bench_traces.h"
 #include "traces/trace_builder.h"
 
 namespace umsim::sim {
@@ -16,41 +17,9 @@ namespace {
 
 using namespace trace::literals;
 
-constexpr std::uint64_t kAccesses = 1u << 22;  // 4 M single-page events
-
-HardwareProfile bench_profile() {
-  HardwareProfile p;
-  p.name = "bench";
-  p.gpus = 1;
-  p.gpu_memory = 80_GiB;
-  p.h2d.latency_ns = p.d2h.latency_ns = p.peer.latency_ns = 1500;
-  p.h2d.curve = p.d2h.curve = p.peer.curve = {BandwidthCurve::Kind::kAtan, 55.0, 0.0215, {}};
-  p.fault_batch_ns = 30000;
-  p.fault_va_block_ns = 20000;
-  p.fault_page_ns = 200;
-  p.cpu_fault_ns = 20000;
-  p.remote_gpu_to_host_gbps = p.remote_gpu_to_peer_gbps = 45;
-  p.eviction_chunk_ns = 20000;
-  return p;
-}
-
-// One event per page access: `pages` accesses following `next_page`.
-template <typename NextPage>
-std::shared_ptr<const trace::BuiltTrace> page_trace(Bytes size, bool prefetch, NextPage next_page) {
-  trace::TraceBuilder b;
-  b.alloc("A", size).cpu_write("A");
-  if (prefetch) b.prefetch("A", trace::Processor::gpu(0)).sync();
-  b.kernel("k", 0, 1000);
-  trace::Event e;
-  e.kind = trace::EventKind::kGpuAccess;
-  e.length = kPageSize;
-  for (std::uint64_t i = 0; i < kAccesses; ++i) {
-    e.offset = next_page(i) * kPageSize;
-    b.raw(e, "A");
-  }
-  b.end();
-  return std::make_shared<const trace::BuiltTrace>(b.build());
-}
+using bench::bench_profile;
+using bench::kAccesses;
+using bench::page_trace;
 
 void run(benchmark::State& state, const std::shared_ptr<const trace::BuiltTrace>& t, Bytes gpu_memory) {
   std::uint64_t faults = 0;
