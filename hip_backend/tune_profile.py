@@ -2,7 +2,9 @@
 """Tunes the profile's demand-fault and CPU-fault costs through the simulator.
 
 The fault-servicing costs (faults.batch_cost, va_block_cost, page_cost,
-concurrency) and cpu.fault_cost are not separable from hardware timings alone:
+concurrency), the GPU population costs (faults.populate_va_block_cost,
+populate_gbps: matched on the gpu_fresh runs only, after the migration costs)
+and cpu.fault_cost are not separable from hardware timings alone:
 the driver overlaps work the model adds up. So, after the analytic fit
 (`fit_profile`, which sets the links, prefetch, CPU and remote values), this
 script replays the calibration microbenchmarks (rebuilt as traces from the raw
@@ -96,21 +98,22 @@ def main():
     raw = json.load(open(raw_path))
     base = open(profile_path).read()
     tmp = tempfile.mkdtemp(prefix="umsim-tune-")
-    runs = []
+    runs = []        # demand faults that migrate pages from the CPU
+    fresh_runs = []  # GPU first touch: population, its own costs
     for f in raw["faults"]:
         path = os.path.join(tmp, f"{f['pattern']}_{f['bytes']}.umt")
         open(path, "w").write(fault_trace(f["pattern"], f["bytes"]))
-        runs.append((path, f["time_ns"] - raw["launch_overhead_ns"]))
+        (fresh_runs if f["pattern"] == "gpu_fresh" else runs).append((path, f["time_ns"] - raw["launch_overhead_ns"]))
     cpu_path = os.path.join(tmp, "cpu.umt")
     cpu_pages = raw["cpu"][0]["pages"]
     open(cpu_path, "w").write(cpu_trace(cpu_pages * PAGE))
     cpu_fault_hw = next(c["time_ns"] for c in raw["cpu"] if c["test"] == "fault")
     prof = os.path.join(tmp, "p.toml")
 
-    def errors_for(values):
+    def errors_for(values, which=None):
         open(prof, "w").write(set_values(base, values))
         errs = []
-        for path, hw in runs:
+        for path, hw in (runs if which is None else which):
             r = run_sim(umsim, path, prof, tmp)
             errs.append((r["kernels"][0]["counters"]["time_ns"] - hw) / hw)
         return errs
@@ -125,6 +128,18 @@ def main():
             best = (s, values)
     fault_values = best[1]
     fault_errors = errors_for(fault_values)
+
+    # GPU first touch (population): the per-block cost and the zero-fill
+    # bandwidth, matched on the gpu_fresh runs with the migration costs fixed.
+    best_pop = None
+    for block_us, gbps in itertools.product([0, 2, 5, 10, 20, 40, 80], [10, 15, 20, 25, 30, 35, 40, 50, 64]):
+        values = dict(fault_values, **{"faults.populate_va_block_cost": f'"{block_us}us"',
+                                       "faults.populate_gbps": str(gbps)})
+        s = score(errors_for(values, fresh_runs))
+        if best_pop is None or s < best_pop[0]:
+            best_pop = (s, values)
+    fault_values = best_pop[1]
+    fresh_errors = errors_for(fault_values, fresh_runs)
 
     # CPU faults: one value, matched on the calibration run's "fault" phase.
     best_cpu = None
@@ -141,6 +156,8 @@ def main():
     report = {"values": values,
               "calibration_kernel_time_errors": {os.path.basename(p): round(e, 4) for (p, _), e in zip(runs, fault_errors)},
               "median_abs_error": round(best[0][0], 4),
+              "populate_kernel_time_errors": {os.path.basename(p): round(e, 4)
+                                              for (p, _), e in zip(fresh_runs, fresh_errors)},
               "cpu_fault_phase_error": round(best_cpu[0], 4)}
     print(json.dumps(report, indent=2))
 

@@ -360,9 +360,15 @@ void Engine::on_kernel_end() {
   };
   kernel_.now += remote_ns(kernel_.remote_host_bytes, profile_.remote_gpu_to_host_gbps) +
                  remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps);
-  const Nanos end = kernel_.now + kernel_.compute;
   Counters& c = kernel_counters_;
   c.accesses = access_seq_ - kernel_first_seq_;
+  // Pages touched in the GPU's own memory (every access but the remote ones:
+  // faulted pages are read locally once serviced) stream at the profile's
+  // access bandwidth, after the faults and before the compute: the work a
+  // kernel does with its data is not free even when every page is resident.
+  const Bytes local_bytes = (c.accesses - std::min(c.accesses, c.remote_accesses)) * kPageSize;
+  const Nanos access_ns = profile_.gpu_access_gbps > 0 ? remote_ns(local_bytes, profile_.gpu_access_gbps) : 0;
+  const Nanos end = kernel_.now + access_ns + kernel_.compute;
   c.stall_ns = kernel_.now - kernel_.start;
   c.time_ns = end - kernel_.start;
   stream_ready(kernel_.stream) = end;

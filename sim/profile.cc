@@ -106,6 +106,8 @@ class TableReader {
     return parsed.value;
   }
   Bytes bytes(std::string_view key) { return bytes_of(required(key), path(key)); }
+  // Keys that may be left out (added after the first profiles).
+  bool has(std::string_view key) { return optional(key) != nullptr; }
 
   // Reports the first key not in `known` (before any missing key, so that a
   // misspelt key is named as such).
@@ -188,11 +190,12 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   p.description = top.string("description");
   {
     TableReader t(top.table("gpu"), "gpu", source);
-    t.only({"count", "memory", "peer_access"});
+    t.only({"count", "memory", "peer_access", "access_gbps"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
     p.peer_access = t.boolean("peer_access");
+    if (t.has("access_gbps")) p.gpu_access_gbps = t.positive_number("access_gbps");
     t.finish();
   }
   {
@@ -213,12 +216,15 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("faults"), "faults", source);
-    t.only({"batch_size", "concurrency", "batch_cost", "va_block_cost", "page_cost"});
+    t.only({"batch_size", "concurrency", "batch_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
+            "populate_gbps"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
     p.fault_va_block_ns = t.duration("va_block_cost");
     p.fault_page_ns = t.duration("page_cost");
+    if (t.has("populate_va_block_cost")) p.fault_populate_block_ns = t.duration("populate_va_block_cost");
+    if (t.has("populate_gbps")) p.populate_gbps = t.positive_number("populate_gbps");
     t.finish();
   }
   {
@@ -286,14 +292,19 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   nlohmann::ordered_json j;
   j["name"] = p.name;
   j["description"] = p.description;
-  j["gpu"] = {{"count", p.gpus}, {"memory_bytes", p.gpu_memory}, {"peer_access", p.peer_access}};
+  j["gpu"] = {{"count", p.gpus},
+              {"memory_bytes", p.gpu_memory},
+              {"peer_access", p.peer_access},
+              {"access_gbps", p.gpu_access_gbps}};
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   j["link"] = {{"host_to_gpu", link_json(p.h2d)}, {"gpu_to_host", link_json(p.d2h)}, {"gpu_to_gpu", link_json(p.peer)}};
   j["faults"] = {{"batch_size", p.fault_batch_size},
                  {"concurrency", p.fault_concurrency},
                  {"batch_cost_ns", p.fault_batch_ns},
                  {"va_block_cost_ns", p.fault_va_block_ns},
-                 {"page_cost_ns", p.fault_page_ns}};
+                 {"page_cost_ns", p.fault_page_ns},
+                 {"populate_va_block_cost_ns", p.populate_block_ns()},
+                 {"populate_gbps", p.populate_gbps}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
               {"first_touch_cost_ns", p.cpu_first_touch_ns},
               {"page_access_cost_ns", p.cpu_access_ns}};

@@ -3,6 +3,7 @@
 // error naming file and line; unknown keys are errors too.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +28,9 @@ struct HardwareProfile {
   int gpus = 1;
   Bytes gpu_memory = 0;            // per GPU
   bool peer_access = true;         // GPUs may map each other's memory
+  // Bandwidth at which a kernel touches pages already resident in its GPU's
+  // memory (4 KiB per page access), added to the kernel's time; 0: free.
+  double gpu_access_gbps = 0;
 
   // [copy_engines]: concurrent copies per link direction.
   int copy_engines_h2d = 1;
@@ -44,6 +48,13 @@ struct HardwareProfile {
   Nanos fault_batch_ns = 0;               // per batch: fetch, sort, replay
   Nanos fault_va_block_ns = 0;            // per VA block serviced in a batch
   Nanos fault_page_ns = 0;                // per page serviced (populate, map)
+  // First touch on a GPU: a VA block service whose faulted pages are resident
+  // nowhere costs populate_va_block_cost instead of va_block_cost (no CPU-side
+  // unmapping, nothing to copy), and populated pages are zero-filled on the GPU
+  // at populate_gbps (0: free). Defaults keep profiles without the keys as before.
+  std::optional<Nanos> fault_populate_block_ns;  // unset: fault_va_block_ns
+  Nanos populate_block_ns() const { return fault_populate_block_ns.value_or(fault_va_block_ns); }
+  double populate_gbps = 0;
 
   // [cpu]
   Nanos cpu_fault_ns = 0;        // CPU fault on a page held elsewhere (excluding the copy)

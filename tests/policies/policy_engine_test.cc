@@ -180,5 +180,33 @@ TEST(PolicyEngine, FifoMatchesTheEnginesBuiltInDefault) {
   EXPECT_EQ(to_json(fifo.total), to_json(builtin.total));
 }
 
+// PreferredLocation gpu0 does not stop the prefetcher on CPU faults: the CPU
+// cannot map GPU memory, so the pages must come back and the density tree
+// grows the region per fault as for any CPU fault. Reading 2 MiB back: fault
+// at page 0 -> its 64 KiB big page (pages 0-15; the 32-page node holds 16/32,
+// not > 51%); page 16 -> 16-31 (64-page node 32/64 fails); page 32 -> 32-63
+// (48/64 qualifies, 48/128 fails); page 64 -> 64-127 (80/128); page 128 ->
+// 128-255 (144/256); page 256 -> 256-511 (272/512): 6 CPU faults, 2 MiB back,
+// as the H200 did (382 faults for 64 such blocks). Without the prefetcher: 512.
+TEST(PolicyEngine, CpuFaultsPrefetchDespiteAGpuPreferredLocation) {
+  const std::string trace =
+      "umsim-trace 1\n"
+      "alloc g 2MiB managed\n"
+      "cpu w g len=2MiB\n"
+      "advise g len=2MiB preferred=gpu0\n"
+      "kernel k gpu=0 compute=1us\n"
+      "  r g len=2MiB\n"
+      "end\n"
+      "sync all\n"
+      "cpu r g len=2MiB\n";
+  const Result tree = run(trace, "nvidia", {"tree", "fifo", "driver", "none"});
+  EXPECT_EQ(tree.total.cpu_faults, 6u);
+  EXPECT_EQ(tree.total.bytes_d2h, 2u << 20);
+  EXPECT_EQ(tree.total.bytes_prefetched, (2u << 20) - 6 * 4096);
+  const Result none = run(trace, "nvidia", {"none", "fifo", "driver", "none"});
+  EXPECT_EQ(none.total.cpu_faults, 512u);
+  EXPECT_EQ(none.total.bytes_d2h, 2u << 20);
+}
+
 }  // namespace
 }  // namespace umsim::policies

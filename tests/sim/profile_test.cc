@@ -112,6 +112,30 @@ TEST(Profile, DefaultIsTheCalibratedH200) {
   EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.39);
 }
 
+// The population and GPU-access keys are optional: left out, population
+// costs the migration's per-block cost and nothing else, resident accesses are
+// free (profiles written before the keys replay as before).
+TEST(Profile, PopulateAndAccessKeysAreOptional) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(plain.populate_block_ns(), 20000u);
+  EXPECT_EQ(plain.populate_gbps, 0.0);
+  EXPECT_EQ(plain.gpu_access_gbps, 0.0);
+  const std::string with_keys =
+      replace(replace(good_profile(), "page_cost = \"200ns\"\n",
+                      "page_cost = \"200ns\"\npopulate_va_block_cost = \"5us\"\npopulate_gbps = 30\n"),
+              "peer_access = true\n", "peer_access = true\naccess_gbps = 1500\n");
+  const HardwareProfile p = parse_profile(with_keys, "p.toml");
+  EXPECT_EQ(p.populate_block_ns(), 5000u);
+  EXPECT_EQ(p.populate_gbps, 30.0);
+  EXPECT_EQ(p.gpu_access_gbps, 1500.0);
+  EXPECT_EQ(to_json(p)["faults"]["populate_va_block_cost_ns"], 5000u);
+  EXPECT_EQ(to_json(p)["gpu"]["access_gbps"], 1500.0);
+  EXPECT_EQ(error_of(replace(with_keys, "populate_gbps = 30", "populate_gbps = 0")),
+            "p.toml:32: 'faults.populate_gbps' must be positive and finite");
+  EXPECT_EQ(error_of(replace(with_keys, "access_gbps = 1500", "access_gbps = \"fast\"")),
+            "p.toml:7: 'gpu.access_gbps' must be a number");
+}
+
 TEST(Profile, UnknownKeyNamesItsLine) {
   EXPECT_EQ(error_of(replace(good_profile(), "latency = \"1us\"", "latency = \"1us\"\nlatncy = 3")),
             "p.toml:13: unknown key 'link.host_to_gpu.latncy'");

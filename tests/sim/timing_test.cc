@@ -369,5 +369,63 @@ TEST(Timing, XnackOffPrefetchThenCpuTouch) {
   EXPECT_EQ(r.kernels[1].counters.remote_accesses, 1u);   // zero-copy again
 }
 
+// Population on the GPU with its own costs (profile keys
+// faults.populate_va_block_cost and populate_gbps): batch 10000 + populate
+// block 500 + page 100 = 10600, then the zero fill of 4096 B at 2 GB/s = 2048
+// -> 12648 (instead of 12100 with the migration's block cost and no fill).
+TEST(Timing, GpuFirstTouchHasItsOwnPopulateCost) {
+  const auto t = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().build();
+  HardwareProfile p = round_profile();
+  p.fault_populate_block_ns = 500;
+  p.populate_gbps = 2.0;
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.total.time_ns, 12648u);
+  EXPECT_EQ(r.total.bytes_h2d, 0u);
+}
+
+// A block whose faulted pages include a CPU-resident one pays the migration's
+// block cost; the fresh page's zero fill runs alongside the copy. CPU first
+// touch of page 0: 110. Kernel at 110: batch 10000 + block 2000 + 2 pages 200
+// -> 12310; copy 1000 + 1024 = 2024 -> 14334, fill 2048 -> 14358 (the later):
+// kernel time 14358 - 110 = 14248.
+TEST(Timing, MixedBlockPaysTheMigrationBlockCost) {
+  const auto t = TraceBuilder().alloc("A", 8_KiB).cpu_write("A", 0, 4_KiB).kernel("k", 0, 0).read("A").end().build();
+  HardwareProfile p = round_profile();
+  p.fault_populate_block_ns = 500;
+  p.populate_gbps = 2.0;
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.kernels[0].start_ns, 110u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 14358u - 110);
+  EXPECT_EQ(r.total.bytes_h2d, 4096u);
+}
+
+// GPU-local access bandwidth (gpu.access_gbps = 4: 1024 ns per 4 KiB page
+// access), added after the faults, before the compute. k1 populates A: 12100 +
+// 1024 = 13124. k2 reads the resident page: 1024 + compute 1000 = 2024. k3
+// reads a pinned page remotely: only the remote time, 4096 / 2 GB/s = 2048.
+TEST(Timing, ResidentAccessesCostTheGpuAccessBandwidth) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .alloc("H", 4_KiB, trace::AllocKind::kPinned)
+                     .kernel("k1", 0, 0)
+                     .write("A")
+                     .end()
+                     .kernel("k2", 0, 1000)
+                     .read("A")
+                     .end()
+                     .kernel("k3", 0, 0)
+                     .read("H")
+                     .end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.gpu_access_gbps = 4.0;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 13124u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 2024u);
+  EXPECT_EQ(r.kernels[1].counters.stall_ns, 0u);
+  EXPECT_EQ(r.kernels[2].counters.time_ns, 2048u);
+}
+
 }  // namespace
 }  // namespace umsim::sim
