@@ -239,12 +239,21 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
   Nanos& now = kernel_.now;
   if (bs.throttle_until > now) now = bs.throttle_until;  // thrashing throttle holds the faults back
   const auto unique = static_cast<std::uint64_t>(end - begin);
-  // A block whose faulted pages are resident nowhere is only populated on the
-  // GPU: no CPU pages to unmap, nothing to copy (its own per-block cost).
-  bool populate_only = true;
-  for (const FaultEntry* f = begin; f != end && populate_only; ++f)
-    populate_only = a.pages[f->key & kPageKeyMask].copies == 0;
-  now += (populate_only ? profile_.populate_block_ns() : profile_.fault_va_block_ns) +
+  // The per-block cost depends on what the service does: a block whose
+  // faulted pages are resident nowhere is only populated on the GPU (no CPU
+  // pages to unmap, nothing to copy); one whose faults all read read-mostly
+  // pages held elsewhere only adds read-only copies (the sources stay mapped);
+  // anything else migrates.
+  bool populate_only = true, duplicate_only = vendor_.read_mostly_duplicates;
+  for (const FaultEntry* f = begin; f != end && (populate_only || duplicate_only); ++f) {
+    const PageState& st = a.pages[f->key & kPageKeyMask];
+    populate_only = populate_only && st.copies == 0;
+    duplicate_only = duplicate_only && st.copies != 0 && !(st.copies & rbit) && (st.flags & kReadMostly) &&
+                     !(st.flags & kFaultWrite);
+  }
+  now += (populate_only    ? profile_.populate_block_ns()
+          : duplicate_only ? profile_.duplicate_block_ns()
+                           : profile_.fault_va_block_ns) +
          profile_.fault_page_ns * unique;
   kernel_counters_.gpu_fault_pages += unique;
 

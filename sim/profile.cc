@@ -217,7 +217,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
-            "populate_gbps"});
+            "populate_gbps", "duplicate_va_block_cost"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -225,6 +225,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     p.fault_page_ns = t.duration("page_cost");
     if (t.has("populate_va_block_cost")) p.fault_populate_block_ns = t.duration("populate_va_block_cost");
     if (t.has("populate_gbps")) p.populate_gbps = t.positive_number("populate_gbps");
+    if (t.has("duplicate_va_block_cost")) p.fault_duplicate_block_ns = t.duration("duplicate_va_block_cost");
     t.finish();
   }
   {
@@ -304,7 +305,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"va_block_cost_ns", p.fault_va_block_ns},
                  {"page_cost_ns", p.fault_page_ns},
                  {"populate_va_block_cost_ns", p.populate_block_ns()},
-                 {"populate_gbps", p.populate_gbps}};
+                 {"populate_gbps", p.populate_gbps},
+                 {"duplicate_va_block_cost_ns", p.duplicate_block_ns()}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
               {"first_touch_cost_ns", p.cpu_first_touch_ns},
               {"page_access_cost_ns", p.cpu_access_ns}};

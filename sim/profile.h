@@ -55,6 +55,11 @@ struct HardwareProfile {
   std::optional<Nanos> fault_populate_block_ns;  // unset: fault_va_block_ns
   Nanos populate_block_ns() const { return fault_populate_block_ns.value_or(fault_va_block_ns); }
   double populate_gbps = 0;
+  // Read duplication of ReadMostly pages: a VA block service whose faulted
+  // pages are all reads of read-mostly pages held elsewhere only adds a
+  // read-only copy (the source stays mapped): duplicate_va_block_cost.
+  std::optional<Nanos> fault_duplicate_block_ns;  // unset: fault_va_block_ns
+  Nanos duplicate_block_ns() const { return fault_duplicate_block_ns.value_or(fault_va_block_ns); }
 
   // [cpu]
   Nanos cpu_fault_ns = 0;        // CPU fault on a page held elsewhere (excluding the copy)

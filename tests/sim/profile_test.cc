@@ -120,14 +120,17 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
   EXPECT_EQ(plain.populate_block_ns(), 20000u);
   EXPECT_EQ(plain.populate_gbps, 0.0);
   EXPECT_EQ(plain.gpu_access_gbps, 0.0);
+  EXPECT_EQ(plain.duplicate_block_ns(), 20000u);
   const std::string with_keys =
       replace(replace(good_profile(), "page_cost = \"200ns\"\n",
-                      "page_cost = \"200ns\"\npopulate_va_block_cost = \"5us\"\npopulate_gbps = 30\n"),
+                      "page_cost = \"200ns\"\npopulate_va_block_cost = \"5us\"\npopulate_gbps = 30\n"
+                      "duplicate_va_block_cost = \"10us\"\n"),
               "peer_access = true\n", "peer_access = true\naccess_gbps = 1500\n");
   const HardwareProfile p = parse_profile(with_keys, "p.toml");
   EXPECT_EQ(p.populate_block_ns(), 5000u);
   EXPECT_EQ(p.populate_gbps, 30.0);
   EXPECT_EQ(p.gpu_access_gbps, 1500.0);
+  EXPECT_EQ(p.duplicate_block_ns(), 10000u);
   EXPECT_EQ(to_json(p)["faults"]["populate_va_block_cost_ns"], 5000u);
   EXPECT_EQ(to_json(p)["gpu"]["access_gbps"], 1500.0);
   EXPECT_EQ(error_of(replace(with_keys, "populate_gbps = 30", "populate_gbps = 0")),

@@ -427,5 +427,30 @@ TEST(Timing, ResidentAccessesCostTheGpuAccessBandwidth) {
   EXPECT_EQ(r.kernels[2].counters.time_ns, 2048u);
 }
 
+// Read duplication of a ReadMostly page with its own block cost
+// (faults.duplicate_va_block_cost = 500): batch 10000 + block 500 + page 100 +
+// copy 2024 = 12624 (the migration's block cost would give 14124). The CPU
+// keeps its copy: its read afterwards takes no fault.
+TEST(Timing, ReadDuplicationHasItsOwnBlockCost) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .cpu_write("A")
+                     .advise("A", trace::Advice::kSetReadMostly)
+                     .kernel("k", 0, 0)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .cpu_read("A")
+                     .build();
+  HardwareProfile p = round_profile();
+  p.fault_duplicate_block_ns = 500;
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 12624u);
+  EXPECT_EQ(r.total.bytes_h2d, 4096u);
+  EXPECT_EQ(r.total.cpu_faults, 0u);
+  const Result plain = replay(t, options_for(round_profile()));
+  EXPECT_EQ(plain.kernels[0].counters.time_ns, 14124u);
+}
+
 }  // namespace
 }  // namespace umsim::sim
