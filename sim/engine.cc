@@ -419,13 +419,16 @@ void Engine::on_phase(const Event& e) {
   phase_ = Scope{};
   phase_.any = true;
   phase_.result.name = names_->name(e.name);
-  phase_.result.start_ns = host_now_;
+  // Phases tile the timeline: one starts when the previous one's work is done
+  // (the host may be ahead, with kernels still running on their streams).
+  phase_.result.start_ns = std::max(host_now_, last_phase_end_);
 }
 
 void Engine::close_phase() {
   if (!phase_.any && result_.phases.empty() && phase_.result.name == "main")
     return;  // no implicit "main" phase when the trace starts with a marker
-  const Nanos end = std::max(host_now_, all_streams_done());
+  const Nanos end = std::max({host_now_, all_streams_done(), phase_.result.start_ns});
+  last_phase_end_ = end;
   phase_.result.counters.time_ns = end - phase_.result.start_ns;
   if (series_) series_->row("phase", phase_.result, end);
   result_.phases.push_back(phase_.result);

@@ -266,6 +266,7 @@ class Engine {
   std::vector<std::pair<int, std::uint32_t>> busy_chunks_;  // chunks filled by the current operation
 
   Scope phase_;
+  Nanos last_phase_end_ = 0;  // when the previous phase's work was done
   Result result_;
 };
 

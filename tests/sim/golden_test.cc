@@ -2,7 +2,7 @@
 // checked-in profile with the built-in policies; the whole result (config
 // aside) must match tests/sim/testdata/mixed.golden.json byte for byte.
 // After an intended model change, regenerate with
-//   UMSIM_WRITE_GOLDEN=$PWD/tests/sim/testdata/mixed.golden.json ./bazelw test //tests/sim:golden_test
+//   ./bazelw test //tests/sim:golden_test --test_env=UMSIM_WRITE_GOLDEN=$PWD/tests/sim/testdata/mixed.golden.json
 // and review the diff.
 #include <cstdlib>
 #include <fstream>

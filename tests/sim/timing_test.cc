@@ -292,7 +292,9 @@ namespace umsim::sim {
 namespace {
 
 // A GPU sync waits only for that GPU's streams: gpu1's long kernel on
-// stream 1 does not hold back the host after `sync gpu=0`.
+// stream 1 does not hold back the host after `sync gpu=0`: the host is at
+// 1000 + 110 when it launches "next" (stream 0 is free since 1000). Phases
+// tile the timeline, so "after" starts when "main"'s work is done: 50000.
 TEST(Timing, GpuSyncWaitsForThatGpusStreamsOnly) {
   const auto t = TraceBuilder()
                      .alloc("D0", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(0))
@@ -306,11 +308,15 @@ TEST(Timing, GpuSyncWaitsForThatGpusStreamsOnly) {
                      .end()
                      .sync_gpu(0)
                      .cpu_write("H")  // first touch: 110 ns after the sync
+                     .kernel("next", 0, 0, /*stream=*/0)
+                     .end()
                      .phase("after")
                      .build();
   const Result r = replay(t, options_for(round_profile(2)));
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[2].start_ns, 1110u);
   ASSERT_EQ(r.phases.size(), 2u);
-  EXPECT_EQ(r.phases[1].start_ns, 1110u);
+  EXPECT_EQ(r.phases[1].start_ns, 50000u);
   EXPECT_EQ(r.total.time_ns, 50000u);
 }
 
