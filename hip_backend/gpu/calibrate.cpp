@@ -268,6 +268,44 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
       raw["remote"].push_back({{"memory", kinds[k % 3]}, {"bytes", bytes}, {"time_ns", r.kernels[k].time_ns}});
   }
   {
+    // Resident access: a prefetched buffer read and written whole by kernels
+    // (gpu.access_gbps: the model's cost of touching resident pages).
+    say(o, "resident");
+    const Bytes bytes = largest / 2;
+    PlanMaker m("calibration:resident");
+    m.alloc("A", bytes, AllocKind::kManaged).access(false, "A", AccessType::kWrite, 0, bytes)
+        .prefetch("A", bytes, Processor::gpu(0)).sync();
+    for (int rep = 0; rep < 3; ++rep)
+      m.kernel("read").access(true, "A", AccessType::kRead, 0, bytes).end()
+          .kernel("write").access(true, "A", AccessType::kWrite, 0, bytes).end();
+    m.sync().free("A");
+    const Measurements r = replay_plan(m.plan(), with_counters(false));
+    raw["resident"] = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < r.kernels.size(); ++k)
+      raw["resident"].push_back({{"access", k % 2 ? "write" : "read"},
+                                 {"bytes", bytes},
+                                 {"time_ns", r.kernels[k].time_ns},
+                                 {"launch_overhead_ns", r.launch_overhead_ns}});
+  }
+  {
+    // Read duplication: a CPU-written ReadMostly buffer read by a kernel (each
+    // page becomes a read-only copy; faults.duplicate_va_block_cost). Its twin
+    // without the advice is the "sequential" fault run of the same size.
+    say(o, "read_mostly");
+    const Bytes bytes = 256 * MiB;
+    raw["read_mostly"] = nlohmann::ordered_json::array();
+    for (int rep = 0; rep < 3; ++rep) {
+      PlanMaker m("calibration:read_mostly");
+      m.alloc("A", bytes, AllocKind::kManaged).access(false, "A", AccessType::kWrite, 0, bytes)
+          .advise("A", trace::Advice::kSetReadMostly, Processor::none())
+          .phase("gpu").kernel("touch").access(true, "A", AccessType::kRead, 0, bytes).end().sync().free("A");
+      const Measurements r = replay_plan(m.plan(), with_counters(false));
+      raw["read_mostly"].push_back({{"bytes", bytes},
+                                    {"time_ns", r.kernels[0].time_ns},
+                                    {"launch_overhead_ns", r.launch_overhead_ns}});
+    }
+  }
+  {
     say(o, "copies");
     const Bytes max_bytes = 256 * MiB;
     void* pinned = nullptr;

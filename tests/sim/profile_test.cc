@@ -107,9 +107,13 @@ TEST(Profile, CheckedInH200Loads) {
 TEST(Profile, DefaultIsTheCalibratedH200) {
   const HardwareProfile p = load_profile_file(std::string("profiles/") + kDefaultProfile + ".toml");
   EXPECT_EQ(p.name, "h200-pcie5");
-  EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 51.0);
-  EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 14.75);
-  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.39);
+  // The values `fit_profile` derives from profiles/raw/h200-pcie5/calibration.json
+  // (profiles/raw/h200-pcie5/fit_values.txt), not the published 55 GB/s starting point;
+  // a recalibration updates them here.
+  EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 52.0);
+  EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 17.0);
+  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.35);
+  EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 3972);  // median of the calibration's resident-access runs
 }
 
 // The population and GPU-access keys are optional: left out, population
