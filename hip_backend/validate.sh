@@ -3,19 +3,23 @@
 # results (no GPU needed): replays every trace of traces/validation/ in the
 # simulator with the calibrated profile, merges the hardware repetitions, runs
 # `umsim compare` per trace and aggregates the errors.
-#   hip_backend/validate.sh [PROFILE [RESULTS_DIR [OUT_DIR]]]
+#   hip_backend/validate.sh [PROFILE [RESULTS_DIR [OUT_DIR [TRACES_DIR]]]]
 # Defaults: profiles/h200-pcie5.toml, hip_backend/results/h200-pcie5,
-# docs/validation. Outputs: OUT_DIR/{sim,hw,compare}/ and OUT_DIR/error_table.md
+# docs/validation, traces/validation. The two-GPU suite:
+#   hip_backend/validate.sh profiles/h200x2-nvlink.toml hip_backend/results/h200x2-nvlink \
+#     docs/validation/two_gpu traces/validation_2gpu
+# Outputs: OUT_DIR/{sim,hw,compare}/ and OUT_DIR/error_table.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-profiles/h200-pcie5.toml}
 results=${2:-hip_backend/results/h200-pcie5}
 out=${3:-docs/validation}
+traces=${4:-traces/validation}
 ./bazelw build //tools:umsim >&2
 umsim=$(mktemp -d)/umsim
 cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
 mkdir -p "$out/sim" "$out/hw" "$out/compare"
-for trace in traces/validation/*.umt; do
+for trace in "$traces"/*.umt; do
   name=$(basename "$trace" .umt)
   "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q
   python3 hip_backend/merge_reps.py "$results/$name".r*.json >"$out/hw/$name.json"
