@@ -42,6 +42,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   prefetch_ = policies_.prefetch.get();
   eviction_ = policies_.eviction.get();
   migration_ = policies_.migration.get();
+  decide_callbacks_ = migration_ && !migration_->keeps_driver_default();
   thrashing_ = policies_.thrashing.get();
   eviction_access_callbacks_ = eviction_->wants_access_callbacks();
   remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();

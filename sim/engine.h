@@ -225,6 +225,7 @@ class Engine {
   ThrashingPolicy* thrashing_ = nullptr;
   bool eviction_access_callbacks_ = false;
   bool remote_access_callbacks_ = false;
+  bool decide_callbacks_ = false;  // migration policy that may override the driver's default
   std::unique_ptr<FutureOracle> oracle_;
   std::unique_ptr<EventSeries> series_;
 

@@ -117,7 +117,7 @@ MigrationDecision Engine::decide(AllocSlot slot, std::uint64_t page, const PageS
   else if (bs.map_remote_until > now && (bs.map_remote_mask & processor_bit(requester)) && st.copies != 0 &&
            !(st.copies & processor_bit(requester)) && accessible(requester, first_processor(st.copies)))
     d = {Placement::kMapRemote, first_processor(st.copies)};
-  if (migration_) {
+  if (decide_callbacks_) {
     const FaultContext ctx{requester,   type,
                            slot,        page,
                            st.copies,   (st.flags & kReadMostly) != 0,

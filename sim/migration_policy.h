@@ -46,6 +46,9 @@ struct RemoteAccess {
 class MigrationPolicy : public PolicyHooks {
  public:
   virtual MigrationDecision decide(const FaultContext& fault, const MigrationDecision& driver_default) = 0;
+  // True when decide() always returns the driver's default: the engine then
+  // skips the per-fault call (resolved once at start-up).
+  virtual bool keeps_driver_default() const { return false; }
   // Return true to migrate the remotely accessed region to the requester now.
   // `region_pages` (in/out) is the page range the policy wants moved, defaulting to the page.
   virtual bool on_remote_access(const RemoteAccess& /*access*/, std::uint64_t& /*first_page*/,

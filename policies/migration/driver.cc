@@ -11,6 +11,7 @@ class DriverMigration final : public sim::MigrationPolicy {
   sim::MigrationDecision decide(const sim::FaultContext&, const sim::MigrationDecision& driver_default) override {
     return driver_default;
   }
+  bool keeps_driver_default() const override { return true; }
 };
 
 }  // namespace
