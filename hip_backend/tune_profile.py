@@ -2,7 +2,7 @@
 """Tunes the profile's demand-fault and CPU-fault costs through the simulator.
 
 The fault-servicing costs (faults.batch_cost, va_block_cost, page_cost,
-concurrency), the GPU population costs (faults.populate_va_block_cost,
+concurrency, and gpu.access_lanes, the order in which a kernel's faults arrive), the GPU population costs (faults.populate_va_block_cost,
 populate_gbps: matched on the gpu_fresh runs only, after the migration costs),
 the read-duplication cost (faults.duplicate_va_block_cost: matched on the
 read_mostly runs) and cpu.fault_cost are not separable from hardware timings alone:
@@ -139,10 +139,14 @@ def main():
         return errs
 
     best = None
-    grid = itertools.product([0, 10, 20, 40, 80, 160], [0, 10, 20, 40, 80], [0, 100, 200, 400, 800], [64, 128, 256])
-    for batch_us, block_us, page_ns, conc in grid:
+    # gpu.access_lanes: how many slices of a range a kernel's warps sweep at once
+    # (1 = address order; 132 = one per H200 multiprocessor).
+    grid = itertools.product([0, 10, 20, 40, 80, 160], [0, 10, 20, 40, 80], [0, 100, 200, 400, 800], [64, 128, 256],
+                             [1, 16, 132])
+    for batch_us, block_us, page_ns, conc, lanes in grid:
         values = dict(access, **{"faults.batch_cost": f'"{batch_us}us"', "faults.va_block_cost": f'"{block_us}us"',
-                                 "faults.page_cost": f'"{page_ns}ns"', "faults.concurrency": str(conc)})
+                                 "faults.page_cost": f'"{page_ns}ns"', "faults.concurrency": str(conc),
+                                 "gpu.access_lanes": str(lanes)})
         s = score(errors_for(values))
         if best is None or s < best[0]:
             best = (s, values)

@@ -81,15 +81,24 @@ void Engine::gpu_access_general(const Event& e) {
     }
   };
 
-  if (e.stride <= kPageSize) {
-    const std::uint64_t first = e.offset / kPageSize;
-    const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
-    for (std::uint64_t pass = 0; pass < count; ++pass)
-      for (std::uint64_t p = first; p <= last; ++p) visit(p);
-  } else {
-    const Bytes end = e.offset + e.length;
-    for (std::uint64_t pass = 0; pass < count; ++pass)
-      for (Bytes addr = e.offset; addr < end; addr += e.stride) visit(addr / kPageSize);
+  // The range's touches, numbered 0..n-1: page first + i, or the page of
+  // offset + i * stride.
+  const bool contiguous = e.stride <= kPageSize;
+  const std::uint64_t first = e.offset / kPageSize;
+  const std::uint64_t n = contiguous ? (e.offset + e.length - 1) / kPageSize - first + 1
+                                     : (e.length + e.stride - 1) / e.stride;
+  auto page_of = [&](std::uint64_t i) { return contiguous ? first + i : (e.offset + i * e.stride) / kPageSize; };
+  const std::uint64_t lanes = std::min<std::uint64_t>(profile_.gpu_access_lanes, n);
+  for (std::uint64_t pass = 0; pass < count; ++pass) {
+    if (lanes <= 1) {
+      for (std::uint64_t i = 0; i < n; ++i) visit(page_of(i));
+      continue;
+    }
+    // Interleaved slices (profile gpu.access_lanes): step k visits the k-th
+    // touch of every slice.
+    const std::uint64_t slice = (n + lanes - 1) / lanes;
+    for (std::uint64_t k = 0; k < slice; ++k)
+      for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
   }
   update_plain_hits();
 }

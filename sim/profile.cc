@@ -190,12 +190,13 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   p.description = top.string("description");
   {
     TableReader t(top.table("gpu"), "gpu", source);
-    t.only({"count", "memory", "peer_access", "access_gbps"});
+    t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
     p.peer_access = t.boolean("peer_access");
     if (t.has("access_gbps")) p.gpu_access_gbps = t.positive_number("access_gbps");
+    if (t.has("access_lanes")) p.gpu_access_lanes = static_cast<std::uint32_t>(t.integer("access_lanes", 1, 1 << 20));
     t.finish();
   }
   {
@@ -296,7 +297,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   j["gpu"] = {{"count", p.gpus},
               {"memory_bytes", p.gpu_memory},
               {"peer_access", p.peer_access},
-              {"access_gbps", p.gpu_access_gbps}};
+              {"access_gbps", p.gpu_access_gbps},
+              {"access_lanes", p.gpu_access_lanes}};
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   j["link"] = {{"host_to_gpu", link_json(p.h2d)}, {"gpu_to_host", link_json(p.d2h)}, {"gpu_to_gpu", link_json(p.peer)}};
   j["faults"] = {{"batch_size", p.fault_batch_size},

@@ -31,6 +31,11 @@ struct HardwareProfile {
   // Bandwidth at which a kernel touches pages already resident in its GPU's
   // memory (4 KiB per page access), added to the kernel's time; 0: free.
   double gpu_access_gbps = 0;
+  // [gpu] access_lanes: a kernel's warps sweep a range access in this many
+  // interleaved slices at once (one page of each slice in turn), so its faults
+  // reach the fault buffer from across the range, not in address order.
+  // 1 (the default) visits pages in trace order.
+  std::uint32_t gpu_access_lanes = 1;
 
   // [copy_engines]: concurrent copies per link direction.
   int copy_engines_h2d = 1;

@@ -88,6 +88,10 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // lower levels only matter when no upper node qualifies.
   void walk_tree(const PageWords& tree, const PageWords& seeds, std::uint32_t leaves, PageWords& region) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
+    // Per-word counts, once: nodes of 64 pages and more sum them instead of
+    // counting their words again for every seed.
+    std::uint32_t word_count[PageWords::kWords];
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i) word_count[i] = popcount64(tree.w[i]);
     const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
     std::uint32_t last_big_page = ~0u;
     bool stop = false;
@@ -97,13 +101,13 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       if (big_page == last_big_page) return;  // same upper walk, already filled
       std::uint32_t best_first = 0, best_end = 0;
       for (std::uint32_t level = levels; level-- > std::min(big_level, levels);) {
-        if (qualifies(tree, page, level, leaves, best_first, best_end)) break;
+        if (qualifies(tree, word_count, page, level, leaves, best_first, best_end)) break;
       }
       if (best_end != 0) {
         last_big_page = big_page;
       } else {
         for (std::uint32_t level = std::min(big_level, levels); level-- > 0;)
-          if (qualifies(tree, page, level, leaves, best_first, best_end)) break;
+          if (qualifies(tree, word_count, page, level, leaves, best_first, best_end)) break;
       }
       region.fill(best_first, best_end);
       if (best_end == leaves) stop = true;
@@ -111,12 +115,20 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   }
 
   // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).
-  bool qualifies(const PageWords& tree, std::uint32_t page, std::uint32_t level, std::uint32_t leaves,
-                 std::uint32_t& first, std::uint32_t& end) const {
+  bool qualifies(const PageWords& tree, const std::uint32_t* word_count, std::uint32_t page, std::uint32_t level,
+                 std::uint32_t leaves, std::uint32_t& first, std::uint32_t& end) const {
     const std::uint32_t span = 1u << level;
     const std::uint32_t f = page & ~(span - 1);
     const std::uint32_t e = std::min(f + span, leaves);
-    if (tree.count(f, e) * 100 <= (e - f) * threshold_) return false;
+    std::uint32_t resident = 0;
+    if (span >= 64) {  // whole words (f is word-aligned), then a partial last word of a short block
+      const std::uint32_t full_end = e & ~63u;
+      for (std::uint32_t w = f >> 6; w < (full_end >> 6); ++w) resident += word_count[w];
+      if (full_end < e) resident += tree.count(full_end, e);
+    } else {
+      resident = tree.count(f, e);
+    }
+    if (resident * 100 <= (e - f) * threshold_) return false;
     first = f;
     end = e;
     return true;

@@ -141,6 +141,14 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
             "p.toml:32: 'faults.populate_gbps' must be positive and finite");
   EXPECT_EQ(error_of(replace(with_keys, "access_gbps = 1500", "access_gbps = \"fast\"")),
             "p.toml:7: 'gpu.access_gbps' must be a number");
+  // access_lanes: 1 (address order) unless given; 1 .. 2^20.
+  EXPECT_EQ(plain.gpu_access_lanes, 1u);
+  const std::string lanes = replace(with_keys, "access_gbps = 1500\n", "access_gbps = 1500\naccess_lanes = 132\n");
+  EXPECT_EQ(parse_profile(lanes, "p.toml").gpu_access_lanes, 132u);
+  EXPECT_EQ(to_json(parse_profile(lanes, "p.toml"))["gpu"]["access_lanes"], 132u);
+  EXPECT_NE(error_of(replace(lanes, "access_lanes = 132", "access_lanes = 0")).find("p.toml:8: 'gpu.access_lanes'"),
+            std::string::npos)
+      << error_of(replace(lanes, "access_lanes = 132", "access_lanes = 0"));
 }
 
 TEST(Profile, UnknownKeyNamesItsLine) {

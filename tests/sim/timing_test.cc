@@ -85,6 +85,42 @@ TEST(Timing, BatchServicesOneVaBlockAtATime) {
   EXPECT_EQ(r.kernels[0].counters.time_ns, 10000u + 2 * 2100 + 2 * 2024);
 }
 
+// gpu.access_lanes: a range read of pages 510..513 (two in each VA block) at
+// fault concurrency 2. In address order each batch holds one block's two
+// pages: 2 x (10000 + 2000 + 2*100 + one 2-page copy 1000 + 2048) = 30496.
+// With 2 lanes the warps sweep both halves at once (510, 512, then 511, 513):
+// each batch spans both blocks, 2 x (10000 + 2*(2000 + 100) + 2 copies of 2024)
+// = 36496. Same pages, same bytes.
+TEST(Timing, AccessLanesInterleaveARangeAcrossBlocks) {
+  const auto trace = [] {
+    return TraceBuilder()
+        .alloc("A", 4_MiB)
+        .cpu_write("A", 2_MiB - 8_KiB, 16_KiB)
+        .kernel("k", 0, 0)
+        .read("A", 2_MiB - 8_KiB, 16_KiB)
+        .end()
+        .build();
+  };
+  auto p = round_profile();
+  p.fault_concurrency = 2;
+  const Result in_order = replay(trace(), options_for(p));
+  EXPECT_EQ(in_order.kernels[0].counters.time_ns, 30496u);
+  p.gpu_access_lanes = 2;
+  const Result lanes = replay(trace(), options_for(p));
+  EXPECT_EQ(lanes.kernels[0].counters.time_ns, 36496u);
+  EXPECT_EQ(lanes.total.fault_batches, 2u);
+  EXPECT_EQ(lanes.total.bytes_h2d, in_order.total.bytes_h2d);
+  EXPECT_EQ(lanes.total.gpu_faults, 4u);
+  // More lanes than touches: one lane per touch, the same as 4 lanes.
+  p.gpu_access_lanes = 1000;
+  EXPECT_EQ(replay(trace(), options_for(p)).kernels[0].counters.time_ns,
+            [&] {
+              auto q = p;
+              q.gpu_access_lanes = 4;
+              return replay(trace(), options_for(q)).kernels[0].counters.time_ns;
+            }());
+}
+
 // GPU-to-GPU migration over the peer link: kernel 1 on gpu0 populates the
 // page (12100), kernel 2 on gpu1 starts then and faults: 10000 + 2100, then a
 // peer copy 1000 + 4096/8.
