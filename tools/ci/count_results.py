@@ -16,7 +16,9 @@ def main() -> int:
     log_text = pathlib.Path(sys.argv[2]).read_text(errors="replace") if len(sys.argv) > 2 else ""
     passed = failed = 0
     # Targets Bazel reported, e.g. "//tests:foo   PASSED in 0.2s" / "FAILED" / "TIMEOUT" / "NO STATUS".
-    reported = dict(re.findall(r"^(//\S+)\s+(PASSED|FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)", log_text, re.M))
+    # Cached results read "//tests:foo   (cached) PASSED in 0.2s".
+    reported = dict(re.findall(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED|TIMEOUT|NO STATUS|FLAKY|INCOMPLETE)",
+                               log_text, re.M))
     seen = set()
     for xml in sorted(testlogs.glob("**/test.xml")) if testlogs.exists() else []:
         pkg, _, name = str(xml.parent.relative_to(testlogs)).rpartition("/")
