@@ -68,7 +68,7 @@ std::vector<Scenario> scenarios(Bytes size) {
   PolicyChoice no_prefetch;
   no_prefetch.prefetch = "none";
   std::vector<Scenario> s;
-  s.push_back({"demand paging, no prefetcher", "every page faults once; 256-fault batches bound the rate",
+  s.push_back({"demand paging, no prefetcher", "every page faults once; fault-batch service time bounds the rate",
                base(false), no_prefetch});
   s.push_back({"demand paging, driver prefetcher", "tree prefetcher (51% density) moves whole 2 MiB blocks",
                base(false), {}});
