@@ -188,6 +188,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
   };
   std::uint64_t chunk_region = ~std::uint64_t{0};  // the destination chunk of the previous page
   std::uint32_t region_chunk = kNoSlot;
+  PhysicalChunk* region = nullptr;  // region_chunk's record (deque elements never move)
   for (std::size_t i = pages._Find_first(); i < kPagesPerBlock; i = pages._Find_next(i)) {
     const std::uint64_t page = base + i;
     if (page >= a.page_count) break;
@@ -204,6 +205,9 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       if ((page >> chunk_shift_) != chunk_region || a.chunk_slot[static_cast<std::size_t>(dest.gpu_index())][page >> chunk_shift_] != region_chunk) {
         region_chunk = chunk_for(slot, a, dest.gpu_index(), page, t);
         chunk_region = page >> chunk_shift_;
+        region = region_chunk == kNoSlot
+                     ? nullptr
+                     : &gpus_[static_cast<std::size_t>(dest.gpu_index())].memory.chunk(region_chunk);
       }
       chunk = region_chunk;
     }
@@ -224,7 +228,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
     st.copies |= dbit;
     st.mapped = mappings_for(a, st);
     if (chunk != kNoSlot) {
-      PhysicalChunk& c = gpus_[static_cast<std::size_t>(dest.gpu_index())].memory.chunk(chunk);
+      PhysicalChunk& c = *region;
       if (c.resident++ == 0 && !c.fresh)
         eviction_->on_chunk_residency_changed(ChunkInfo{dest.gpu_index(), chunk, slot, c.first_page}, true, t);
       c.fresh = false;
