@@ -54,6 +54,12 @@ const char* to_string(AllocKind k) {
   return "unknown";
 }
 
+std::optional<AllocKind> parse_alloc_kind(std::string_view name) {
+  for (AllocKind k : {AllocKind::kManaged, AllocKind::kDevice, AllocKind::kPinned, AllocKind::kMapped})
+    if (name == to_string(k)) return k;
+  return std::nullopt;
+}
+
 const char* to_string(Advice a) {
   switch (a) {
     case Advice::kSetReadMostly: return "readmostly";

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -104,6 +105,8 @@ std::uint64_t pages_per_pass(const Event& e);
 const char* to_string(EventKind k);
 const char* to_string(AccessType a);
 const char* to_string(AllocKind k);
+// The inverse of to_string(AllocKind): "managed", "device", "pinned", "mapped".
+std::optional<AllocKind> parse_alloc_kind(std::string_view name);
 const char* to_string(Advice a);
 const char* to_string(SyncScope s);
 

@@ -244,11 +244,9 @@ void TextReader::parse_alloc(Tokens& t, Event* e) {
   e->name = parse_name(t.tok[1]);
   e->length = bytes_value("allocation size", t.tok[2]);
   const std::string_view kind = t.tok[3];
-  if (kind == "managed") e->op = static_cast<std::uint8_t>(AllocKind::kManaged);
-  else if (kind == "device") e->op = static_cast<std::uint8_t>(AllocKind::kDevice);
-  else if (kind == "pinned") e->op = static_cast<std::uint8_t>(AllocKind::kPinned);
-  else if (kind == "mapped") e->op = static_cast<std::uint8_t>(AllocKind::kMapped);
-  else fail("unknown allocation kind '" + shorten(kind) + "' (expected managed, device, pinned or mapped)");
+  const std::optional<AllocKind> parsed = parse_alloc_kind(kind);
+  if (!parsed) fail("unknown allocation kind '" + shorten(kind) + "' (expected managed, device, pinned or mapped)");
+  e->op = static_cast<std::uint8_t>(*parsed);
   Fields<1> f;
   UMSIM_PARSE_FIELDS(t, 4, "alloc", f, "on");
   if (f.present[0]) e->processor = processor_value("on", f.value[0]);

@@ -68,11 +68,9 @@ RecordLog parse_record_log(const std::string& text, const std::string& source) {
       r.seq = n;
       r.time = f.number<std::uint64_t>("time");
       const std::string k = f.word("allocation kind");
-      if (k == "managed") r.kind = trace::AllocKind::kManaged;
-      else if (k == "device") r.kind = trace::AllocKind::kDevice;
-      else if (k == "pinned") r.kind = trace::AllocKind::kPinned;
-      else if (k == "mapped") r.kind = trace::AllocKind::kMapped;
-      else f.fail("unknown allocation kind '" + k + "' (expected managed, device, pinned or mapped)");
+      const std::optional<trace::AllocKind> parsed = trace::parse_alloc_kind(k);
+      if (!parsed) f.fail("unknown allocation kind '" + k + "' (expected managed, device, pinned or mapped)");
+      r.kind = *parsed;
       r.ptr = f.number<std::uint64_t>("pointer");
       r.size = f.number<std::uint64_t>("size");
       r.device = f.number<int>("device");

@@ -45,16 +45,6 @@ class LiveMap {
   std::map<std::uint64_t, Live> by_base_;
 };
 
-const char* kind_prefix(trace::AllocKind k) {
-  switch (k) {
-    case trace::AllocKind::kManaged: return "managed";
-    case trace::AllocKind::kDevice: return "device";
-    case trace::AllocKind::kPinned: return "pinned";
-    case trace::AllocKind::kMapped: return "mapped";
-  }
-  return "alloc";
-}
-
 Processor processor_of(int device) { return device < 0 ? Processor::cpu() : Processor::gpu(device); }
 
 }  // namespace
@@ -132,7 +122,7 @@ ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out, c
     switch (it.kind) {
       case ItemKind::kAlloc: {
         const AllocRecord& a = log.allocs[it.index];
-        Live l{fmt::format("{}{}", kind_prefix(a.kind), counters[a.kind]++), a.ptr, a.size, 0};
+        Live l{fmt::format("{}{}", trace::to_string(a.kind), counters[a.kind]++), a.ptr, a.size, 0};
         l.pages_index = pages.add(l.name, l.size);
         t.comment(fmt::format("{} at {:#x}", l.name, a.ptr));
         t.alloc(l.name, a.size, a.kind,

@@ -36,18 +36,6 @@ const Allocation* AddressMap::find(std::uint64_t address) const {
   return address - it->base < it->size ? &*it : nullptr;
 }
 
-namespace {
-
-std::optional<trace::AllocKind> parse_kind(const std::string& s) {
-  if (s == "managed") return trace::AllocKind::kManaged;
-  if (s == "device") return trace::AllocKind::kDevice;
-  if (s == "pinned") return trace::AllocKind::kPinned;
-  if (s == "mapped") return trace::AllocKind::kMapped;
-  return std::nullopt;
-}
-
-}  // namespace
-
 AddressMap read_allocation_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw trace::TraceError(path + ": cannot open allocation file");
@@ -70,7 +58,7 @@ AddressMap read_allocation_file(const std::string& path) {
       throw trace::TraceError(where() + "allocation '" + name + "' ends beyond the 60-bit address space");
     trace::AllocKind kind = trace::AllocKind::kManaged;
     if (fields >> kind_text) {
-      const auto k = parse_kind(kind_text);
+      const auto k = trace::parse_alloc_kind(kind_text);
       if (!k) throw trace::TraceError(where() + "unknown kind '" + kind_text + "' (expected managed, device, pinned or mapped)");
       kind = *k;
     }
