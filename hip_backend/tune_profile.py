@@ -15,7 +15,12 @@ the measured ones (median absolute relative error). gpu.access_gbps is direct:
 the median bandwidth of the "resident" runs (kernels touching a prefetched
 buffer). The validation suite (traces/validation/) is never used here.
 
-usage: tune_profile.py RAW.json PROFILE.toml UMSIM_BINARY
+Demand-fault times vary by tens of percent between runs and between sessions,
+so every calibration file given is pooled: each microbenchmark's hardware time
+is the median over all its repetitions in all files (the same GPU calibrated in
+several sessions).
+
+usage: tune_profile.py PROFILE.toml UMSIM_BINARY RAW.json [RAW.json ...]
 """
 import itertools
 import json
@@ -102,33 +107,59 @@ def score(errors):
     return (statistics.median(a), statistics.mean(a))
 
 
+def pooled_hardware_times(raws):
+    """Median hardware time (launch overhead removed) per microbenchmark over every
+    repetition in every calibration file: {(kind, pattern, bytes): ns}."""
+    samples = {}
+    for raw in raws:
+        for f in raw["faults"]:
+            launch = f.get("launch_overhead_ns", raw["launch_overhead_ns"])
+            for t in f.get("times_ns", [f["time_ns"]]):
+                samples.setdefault(("faults", f["pattern"], f["bytes"]), []).append(t - launch)
+        for r in raw.get("read_mostly", []):
+            samples.setdefault(("read_mostly", "", r["bytes"]), []).append(r["time_ns"] - r["launch_overhead_ns"])
+        for c in raw["cpu"]:
+            if c["test"] == "fault":
+                samples.setdefault(("cpu_fault", "", c["pages"]), []).append(c["time_ns"])
+    return {k: statistics.median(v) for k, v in sorted(samples.items())}
+
+
 def main():
-    raw_path, profile_path, umsim = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3])
-    raw = json.load(open(raw_path))
+    if len(sys.argv) < 4:
+        sys.exit("usage: tune_profile.py PROFILE.toml UMSIM_BINARY RAW.json [RAW.json ...]")
+    profile_path, umsim = sys.argv[1], os.path.abspath(sys.argv[2])
+    raws = [json.load(open(p)) for p in sys.argv[3:]]
+    hw = pooled_hardware_times(raws)
     base = open(profile_path).read()
     tmp = tempfile.mkdtemp(prefix="umsim-tune-")
     runs = []        # demand faults that migrate pages from the CPU
     fresh_runs = []  # GPU first touch: population, its own costs
-    for f in raw["faults"]:
-        path = os.path.join(tmp, f"{f['pattern']}_{f['bytes']}.umt")
-        open(path, "w").write(fault_trace(f["pattern"], f["bytes"]))
-        (fresh_runs if f["pattern"] == "gpu_fresh" else runs).append((path, f["time_ns"] - raw["launch_overhead_ns"]))
-    cpu_path = os.path.join(tmp, "cpu.umt")
-    cpu_pages = raw["cpu"][0]["pages"]
-    open(cpu_path, "w").write(cpu_trace(cpu_pages * PAGE))
-    cpu_fault_hw = next(c["time_ns"] for c in raw["cpu"] if c["test"] == "fault")
-    rm_runs = []  # ReadMostly first reads: read duplication
-    for i, r in enumerate(raw.get("read_mostly", [])):
-        path = os.path.join(tmp, f"read_mostly_{i}.umt")
-        open(path, "w").write(read_mostly_trace(r["bytes"]))
-        rm_runs.append((path, r["time_ns"] - r["launch_overhead_ns"]))
+    rm_runs = []     # ReadMostly first reads: read duplication
+    cpu_runs = []    # CPU faults on GPU-resident pages
+    for (kind, pattern, size), ns in hw.items():
+        if kind == "faults":
+            path = os.path.join(tmp, f"{pattern}_{size}.umt")
+            open(path, "w").write(fault_trace(pattern, size))
+            (fresh_runs if pattern == "gpu_fresh" else runs).append((path, ns))
+        elif kind == "read_mostly":
+            path = os.path.join(tmp, f"read_mostly_{size}.umt")
+            open(path, "w").write(read_mostly_trace(size))
+            rm_runs.append((path, ns))
+        else:
+            path = os.path.join(tmp, f"cpu_{size}.umt")
+            open(path, "w").write(cpu_trace(size * PAGE))
+            cpu_runs.append((path, ns))
+    if len(cpu_runs) != 1:
+        sys.exit("tune_profile.py: the calibration files disagree on the CPU run's size")
+    cpu_path, cpu_fault_hw = cpu_runs[0]
     prof = os.path.join(tmp, "p.toml")
     # Resident access bandwidth (GB/s = bytes per ns), set before the fault costs
     # since every replayed kernel pays it for the pages it touches.
     access = {}
-    if raw.get("resident"):
+    resident = [r for raw in raws for r in raw.get("resident", [])]
+    if resident:
         access["gpu.access_gbps"] = str(round(statistics.median(
-            r["bytes"] / (r["time_ns"] - r["launch_overhead_ns"]) for r in raw["resident"])))
+            r["bytes"] / (r["time_ns"] - r["launch_overhead_ns"]) for r in resident)))
 
     def errors_for(values, which=None):
         open(prof, "w").write(set_values(base, values))
@@ -141,8 +172,8 @@ def main():
     best = None
     # gpu.access_lanes: how many slices of a range a kernel's warps sweep at once
     # (1 = address order; 132 = one per H200 multiprocessor).
-    grid = itertools.product([0, 10, 20, 40, 80, 160], [0, 10, 20, 40, 80], [0, 100, 200, 400, 800], [64, 128, 256],
-                             [1, 16, 132])
+    grid = itertools.product([0, 10, 20, 40, 80, 160, 320], [0, 10, 20, 40, 80], [0, 100, 200, 400, 800],
+                             [64, 128, 256], [1, 4, 16, 32, 132])
     for batch_us, block_us, page_ns, conc, lanes in grid:
         values = dict(access, **{"faults.batch_cost": f'"{batch_us}us"', "faults.va_block_cost": f'"{block_us}us"',
                                  "faults.page_cost": f'"{page_ns}ns"', "faults.concurrency": str(conc),
@@ -190,6 +221,7 @@ def main():
     values = dict(fault_values, **{"cpu.fault_cost": f'"{best_cpu[1]}ns"'})
     open(profile_path, "w").write(set_values(base, values))
     report = {"values": values,
+              "calibration_files": len(raws),
               "calibration_kernel_time_errors": {os.path.basename(p): round(e, 4) for (p, _), e in zip(runs, fault_errors)},
               "median_abs_error": round(best[0][0], 4),
               "populate_kernel_time_errors": {os.path.basename(p): round(e, 4)

@@ -20,11 +20,24 @@ static __device__ inline std::uint64_t device_now_ns(std::uint64_t wall_clock_kh
 #endif
 }
 
+// Sleeps between clock reads: a warp polling the clock in a tight loop takes
+// issue slots from the warps of its multiprocessor that are still accessing
+// memory, and on an H200 that made a kernel's accesses up to 8x slower (128 MiB
+// of resident pages: 30 us alone, 240 us beside spinning warps), so a kernel
+// took far longer than its accesses plus its compute time. Sleeping warps leave
+// the accesses at full speed and overshoot the compute time by about 1 us.
+static __device__ inline void pause_warp() {
+#if UMSIM_NVIDIA
+  __nanosleep(1000);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  __builtin_amdgcn_s_sleep(16);  // 16 x 64 clocks
+#endif
+}
+
 static __device__ inline void spin_ns(std::uint64_t ns, std::uint64_t wall_clock_khz) {
   if (ns == 0) return;
   const std::uint64_t t0 = device_now_ns(wall_clock_khz);
-  while (device_now_ns(wall_clock_khz) - t0 < ns) {
-  }
+  while (device_now_ns(wall_clock_khz) - t0 < ns) pause_warp();
 }
 
 // One warp (wavefront) per access entry: the warp reads or writes the whole
