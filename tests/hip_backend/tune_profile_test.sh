@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# hip_backend/tune_profile.py: pooling of calibration sessions (median of every
+# repetition of a microbenchmark over all files, launch overhead removed) and
+# its usage errors. The grid search itself needs the simulator and minutes.
+set -uo pipefail
+script=$1
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+cat >"$tmp/check.py" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("tune_profile", sys.argv[1])
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+old = {"launch_overhead_ns": 5000,  # a session before repetitions: one time per run
+       "faults": [{"pattern": "sequential", "bytes": 64, "time_ns": 105000}],
+       "read_mostly": [{"bytes": 256, "time_ns": 20000, "launch_overhead_ns": 4000}],
+       "cpu": [{"test": "first_touch", "pages": 8, "time_ns": 1},
+               {"test": "fault", "pages": 8, "time_ns": 700}]}
+new = {"launch_overhead_ns": 6000,
+       "faults": [{"pattern": "sequential", "bytes": 64, "time_ns": 86000, "launch_overhead_ns": 6000,
+                   "times_ns": [86000, 66000, 126000]},
+                  {"pattern": "gpu_fresh", "bytes": 64, "time_ns": 16000, "times_ns": [16000]}],
+       "read_mostly": [{"bytes": 256, "time_ns": 30000, "launch_overhead_ns": 6000}],
+       "cpu": [{"test": "fault", "pages": 8, "time_ns": 900}]}
+got = t.pooled_hardware_times([old, new])
+# sequential: 100000 (old) and 80000, 60000, 120000 (new) -> median of four = 90000.
+want = {("faults", "sequential", 64): 90000, ("faults", "gpu_fresh", 64): 10000,
+        ("read_mostly", "", 256): 20000, ("cpu_fault", "", 8): 800}
+if got != want:
+    sys.exit(f"pooled times: got {got}, want {want}")
+PY
+python3 "$tmp/check.py" "$script" || { echo "FAIL: pooling"; exit 1; }
+python3 "$script" only_one_arg >"$tmp/out" 2>&1 && { echo "FAIL: usage error exited 0"; exit 1; }
+grep -q "usage: tune_profile.py PROFILE.toml UMSIM_BINARY RAW.json" "$tmp/out" || { echo "FAIL: no usage line"; cat "$tmp/out"; exit 1; }
+echo "PASS"
