@@ -112,6 +112,11 @@ class Engine {
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
   };
+  // Consecutive fault-buffer entries in one VA block.
+  struct FaultRun {
+    std::uint64_t block_key;   // alloc << 31 | block: an entry's key without the page-in-block bits
+    std::uint32_t begin, end;  // fault_buffer_ indices
+  };
   struct Scope {
     ScopeResult result;
     bool any = false;
@@ -172,8 +177,9 @@ class Engine {
 
   // fault_service.cc: batches, VA-block servicing, decisions
   void service_fault_batch();
-  void sort_fault_buffer();
-  void service_block(AllocSlot slot, std::uint64_t block, const FaultEntry* begin, const FaultEntry* end);
+  void group_faults();
+  // Services the batch's faulted pages (`unique` of them) of one VA block.
+  void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
   MigrationDecision decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
                            trace::AccessType type, const BlockState& bs, Nanos now);
@@ -260,7 +266,7 @@ class Engine {
   ProcessorMask kernel_bit_ = 0;
   Counters kernel_counters_;
   std::vector<FaultEntry> fault_buffer_;  // unique pages, in arrival order
-  std::vector<FaultEntry> sort_scratch_;
+  std::vector<FaultRun> fault_runs_;      // the batch's runs, by VA block (group_faults)
   std::uint32_t fault_entries_ = 0;       // entries including duplicates
   std::vector<CopyBatch> copy_batches_;   // scratch of move_pages
   std::vector<CopyBatch> evict_batches_;  // scratch of evict_chunk

@@ -8,13 +8,18 @@
 #include <fmt/format.h>
 
 #include "sim/engine.h"
+#include "sim/page_mask_iteration.h"
 
 namespace umsim::sim {
 
 using trace::AccessType;
 
 namespace {
-constexpr std::uint64_t kPageKeyMask = (std::uint64_t{1} << 40) - 1;
+// Fault keys are alloc << 40 | page; block keys drop the page-in-block bits:
+// alloc << 31 | block.
+constexpr std::uint32_t kBlockKeyShift = 9;  // log2(kPagesPerBlock)
+constexpr std::uint32_t kAllocShift = 40 - kBlockKeyShift;
+constexpr std::uint64_t kBlockMask = (std::uint64_t{1} << kAllocShift) - 1;
 
 PageMask first_pages(std::uint32_t n) {
   PageMask m;
@@ -29,40 +34,26 @@ bool Engine::accessible(Processor requester, Processor location) const {
   return false;  // x86 CPUs cannot map GPU memory
 }
 
-// The driver sorts a batch by address. Keys are small (allocation << 40 |
-// page): an LSD radix sort over 8-bit digits, as many passes as the largest
-// key needs (up to 4: keys below 2^32), else std::sort.
-void Engine::sort_fault_buffer() {
-  std::uint64_t max_key = 0;
+// The driver sorts a batch by address and services it one VA block at a time.
+// Entries arrive in runs within one block (a tile's or a warp's pages), so the
+// runs are sorted by block rather than the entries by page: service_block
+// visits a block's pages in address order through its page mask.
+void Engine::group_faults() {
+  fault_runs_.clear();
+  const auto n = static_cast<std::uint32_t>(fault_buffer_.size());
   bool sorted = true;
-  for (std::size_t i = 0; i < fault_buffer_.size(); ++i) {
-    max_key = std::max(max_key, fault_buffer_[i].key);
-    if (i && fault_buffer_[i].key < fault_buffer_[i - 1].key) sorted = false;
+  for (std::uint32_t begin = 0; begin < n;) {
+    const std::uint64_t block_key = fault_buffer_[begin].key >> kBlockKeyShift;
+    std::uint32_t end = begin + 1;
+    while (end < n && (fault_buffer_[end].key >> kBlockKeyShift) == block_key) ++end;
+    if (!fault_runs_.empty() && fault_runs_.back().block_key > block_key) sorted = false;
+    fault_runs_.push_back({block_key, begin, end});
+    begin = end;
   }
-  if (sorted) return;
-  if (max_key >= (std::uint64_t{1} << 32) || fault_buffer_.size() < 32) {
-    std::sort(fault_buffer_.begin(), fault_buffer_.end(),
-              [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; });
-    return;
-  }
-  sort_scratch_.resize(fault_buffer_.size());
-  FaultEntry* from = fault_buffer_.data();
-  FaultEntry* to = sort_scratch_.data();
-  const std::size_t n = fault_buffer_.size();
-  int passes = 0;
-  for (int shift = 0; shift < 32 && (max_key >> shift) != 0; shift += 8, ++passes) {
-    std::uint32_t count[256] = {};
-    for (std::size_t i = 0; i < n; ++i) ++count[(from[i].key >> shift) & 255];
-    std::uint32_t sum = 0;
-    for (auto& c : count) {
-      const std::uint32_t here = c;
-      c = sum;
-      sum += here;
-    }
-    for (std::size_t i = 0; i < n; ++i) to[count[(from[i].key >> shift) & 255]++] = from[i];
-    std::swap(from, to);
-  }
-  if (passes % 2) std::copy(sort_scratch_.begin(), sort_scratch_.end(), fault_buffer_.begin());
+  // Runs of one block end up adjacent, in any order: their pages are merged.
+  if (!sorted)
+    std::sort(fault_runs_.begin(), fault_runs_.end(),
+              [](const FaultRun& x, const FaultRun& y) { return x.block_key < y.block_key; });
 }
 
 void Engine::service_fault_batch() {
@@ -70,15 +61,17 @@ void Engine::service_fault_batch() {
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
   kernel_.now = std::max(kernel_.now, gpu.fault_engine_free) + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
-  sort_fault_buffer();
-  const FaultEntry* it = fault_buffer_.data();
-  const FaultEntry* const end = it + fault_buffer_.size();
-  while (it != end) {
-    const std::uint64_t group = it->key >> 9;  // (alloc, block)
-    const FaultEntry* next = it;
-    while (next != end && (next->key >> 9) == group) ++next;
-    service_block(static_cast<AllocSlot>(it->key >> 40), (it->key & kPageKeyMask) / kPagesPerBlock, it, next);
-    it = next;
+  group_faults();
+  for (std::size_t r = 0; r < fault_runs_.size();) {
+    const std::uint64_t block_key = fault_runs_[r].block_key;
+    PageMask faulted;
+    std::uint32_t unique = 0;  // entries are unique pages
+    for (; r < fault_runs_.size() && fault_runs_[r].block_key == block_key; ++r) {
+      for (std::uint32_t e = fault_runs_[r].begin; e < fault_runs_[r].end; ++e)
+        faulted.set(fault_buffer_[e].key % kPagesPerBlock);
+      unique += fault_runs_[r].end - fault_runs_[r].begin;
+    }
+    service_block(static_cast<AllocSlot>(block_key >> kAllocShift), block_key & kBlockMask, faulted, unique);
   }
   gpu.fault_engine_free = kernel_.now;
   fault_buffer_.clear();
@@ -181,6 +174,7 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   req.now = now;
   PageMask out;
   prefetch_->prefetch(req, out);
+  if (out.none()) return;  // the common case on a fault-heavy replay
   out &= ~req.excluded & ~faulted & ~req.resident_on_destination & first_pages(req.pages_in_block);
   for (std::size_t i = out._Find_first(); i < kPagesPerBlock; i = out._Find_next(i)) {
     const PageState& st = a.pages[base + i];
@@ -207,7 +201,7 @@ void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMas
   n.now = now;
   const ThrashingResponse r = thrashing_->on_migration(n);
   Counters& c = counters();
-  c.thrashing_events += r.thrashing.count();
+  if (r.thrashing.any()) c.thrashing_events += r.thrashing.count();  // count() is a libgcc call per word
   switch (r.action) {
     case ThrashingAction::kNone:
       break;
@@ -230,7 +224,7 @@ void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMas
   }
 }
 
-void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry* begin, const FaultEntry* end) {
+void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique) {
   Allocation& a = allocs_[slot];
   BlockState& bs = a.blocks[block];
   const std::uint64_t base = block * kPagesPerBlock;
@@ -238,19 +232,19 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
   const ProcessorMask rbit = processor_bit(requester);
   Nanos& now = kernel_.now;
   if (bs.throttle_until > now) now = bs.throttle_until;  // thrashing throttle holds the faults back
-  const auto unique = static_cast<std::uint64_t>(end - begin);
   // The per-block cost depends on what the service does: a block whose
   // faulted pages are resident nowhere is only populated on the GPU (no CPU
   // pages to unmap, nothing to copy); one whose faults all read read-mostly
   // pages held elsewhere only adds read-only copies (the sources stay mapped);
   // anything else migrates.
   bool populate_only = true, duplicate_only = vendor_.read_mostly_duplicates;
-  for (const FaultEntry* f = begin; f != end && (populate_only || duplicate_only); ++f) {
-    const PageState& st = a.pages[f->key & kPageKeyMask];
+  for_each_page(faulted, [&](std::uint32_t i) {
+    const PageState& st = a.pages[base + i];
     populate_only = populate_only && st.copies == 0;
     duplicate_only = duplicate_only && st.copies != 0 && !(st.copies & rbit) && (st.flags & kReadMostly) &&
                      !(st.flags & kFaultWrite);
-  }
+    return populate_only || duplicate_only;
+  });
   now += (populate_only    ? profile_.populate_block_ns()
           : duplicate_only ? profile_.duplicate_block_ns()
                            : profile_.fault_va_block_ns) +
@@ -259,38 +253,45 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
 
   PageMask migrate, duplicate, remote;
   std::uint32_t moving = 0;  // faulted pages that migrate or duplicate to the requester
+  Processor from = Processor::none();  // where the first of them is (for the thrashing policy)
   // Pages placed elsewhere and mapped remotely by the requester: elsewhere_[destination code].
   PageMask* const elsewhere = elsewhere_;
   ProcessorMask elsewhere_used = 0;
-  for (const FaultEntry* f = begin; f != end; ++f) {
-    const std::uint64_t page = f->key & kPageKeyMask;
-    const std::uint32_t i = static_cast<std::uint32_t>(page - base);
+  // With no thrashing response in force on the block and no migration policy
+  // of its own, an unadvised page takes the driver's default, a migration to
+  // the requester: no per-page decide() call.
+  const bool defaults_only = !decide_callbacks_ && bs.pin_until <= now && bs.map_remote_until <= now;
+  for_each_page(faulted, [&](std::uint32_t i) {
+    const std::uint64_t page = base + i;
     PageState& st = a.pages[page];
     const AccessType type = (st.flags & kFaultWrite) ? AccessType::kWrite : AccessType::kRead;
     st.flags &= static_cast<std::uint8_t>(~(kInFaultBuffer | kFaultWrite));
     if ((st.flags & kPinned) && bs.pin_until <= now) st.flags &= static_cast<std::uint8_t>(~kPinned);
-    const MigrationDecision d = decide(slot, page, st, requester, type, bs, now);
+    const MigrationDecision d = defaults_only && !st.advised() ? MigrationDecision{Placement::kMigrate, requester}
+                                                               : decide(slot, page, st, requester, type, bs, now);
+    auto to_requester = [&](PageMask& pages) {
+      pages.set(i);
+      ++moving;
+      if (from.is_none() && st.copies) from = first_processor(st.copies);
+    };
     switch (d.placement) {
       case Placement::kDuplicate:
         // Duplicates are read-only: a write always collapses to the writer.
         if (d.destination == requester && st.copies && type == AccessType::kRead) {
           if (!(st.flags & kReadMostly)) st.flags |= kPolicyDuplicate;  // a policy's own read-only copy
-          duplicate.set(i);
-          ++moving;
+          to_requester(duplicate);
           break;
         }
         [[fallthrough]];
       case Placement::kMigrate:
         if (d.destination == requester) {
-          migrate.set(i);
-          ++moving;
+          to_requester(migrate);
           break;
         }
         [[fallthrough]];
       case Placement::kMapRemote:
         if (d.destination == requester || !accessible(requester, d.destination)) {
-          migrate.set(i);
-          ++moving;
+          to_requester(migrate);
           break;
         }
         if (!(elsewhere_used & processor_bit(d.destination))) elsewhere[d.destination.code].reset();
@@ -299,7 +300,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
         remote.set(i);
         break;
     }
-  }
+  });
   const PageMask faulted_moving = migrate | duplicate;
 
   // AMD SVM migrates the whole window around a faulting page.
@@ -324,12 +325,6 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const FaultEntry
       policy_pages = (migrate | duplicate) & ~before;
     }
   }
-  Processor from = Processor::none();
-  for (std::size_t i = faulted_moving._Find_first(); i < kPagesPerBlock; i = faulted_moving._Find_next(i))
-    if (a.pages[base + i].copies) {
-      from = first_processor(a.pages[base + i].copies);
-      break;
-    }
 
   Bytes prefetched = 0;
   const bool any_policy_pages = prefetch_ && policy_pages.any();

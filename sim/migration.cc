@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine.h"
+#include "sim/page_mask_iteration.h"
 #include "traces/units.h"
 
 namespace umsim::sim {
@@ -148,8 +149,7 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   // Sole copies are written back to the CPU, in contiguous runs; duplicates are dropped.
   Bytes run = 0;
   std::uint64_t run_end = 0;
-  const PageMask resident = c.resident_pages;
-  for (std::size_t i = resident._Find_first(); i < kPagesPerBlock; i = resident._Find_next(i)) {
+  for_each_page(c.resident_pages, [&](std::uint32_t i) {
     const std::uint64_t p = first + i;
     PageState& st = a.pages[p];
     const bool sole = st.copies == gbit;
@@ -158,7 +158,7 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
     st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
     st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
     st.flags &= static_cast<std::uint8_t>(~kPinned);
-  }
+  });
   if (run) add_copy(evict_batches_, g, Processor::cpu(), run);
   if (c.resident) {
     Counters& cnt = counters();
@@ -186,23 +186,25 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
     if (run) add_copy(copy_batches_, run_from, dest, run);
     run = 0;
   };
-  std::uint64_t chunk_region = ~std::uint64_t{0};  // the destination chunk of the previous page
+  // The destination chunk of the previous page's region. It stays for the whole
+  // call: chunk_for marks it busy, and busy chunks are never evicted.
+  std::uint64_t chunk_region = ~std::uint64_t{0};
   std::uint32_t region_chunk = kNoSlot;
   PhysicalChunk* region = nullptr;  // region_chunk's record (deque elements never move)
-  for (std::size_t i = pages._Find_first(); i < kPagesPerBlock; i = pages._Find_next(i)) {
+  for_each_page(pages, [&](std::uint32_t i) {
     const std::uint64_t page = base + i;
-    if (page >= a.page_count) break;
+    if (page >= a.page_count) return false;
     PageState& st = a.pages[page];
     if (st.copies & dbit) {  // already there: collapse other copies unless duplicating
       if (!duplicate)
         for (ProcessorMask o = static_cast<ProcessorMask>(st.copies & ~dbit); o; o &= static_cast<ProcessorMask>(o - 1))
           drop_copy(a, page, first_processor(o));
       st.mapped = mappings_for(a, st);
-      continue;
+      return true;
     }
     std::uint32_t chunk = kNoSlot;
     if (dest.is_gpu()) {
-      if ((page >> chunk_shift_) != chunk_region || a.chunk_slot[static_cast<std::size_t>(dest.gpu_index())][page >> chunk_shift_] != region_chunk) {
+      if ((page >> chunk_shift_) != chunk_region) {
         region_chunk = chunk_for(slot, a, dest.gpu_index(), page, t);
         chunk_region = page >> chunk_shift_;
         region = region_chunk == kNoSlot
@@ -218,8 +220,10 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       run_from = from;
       run_end = page + 1;
       run += kPageSize;
-      if (!duplicate)
+      if (!duplicate) {
+        st.copies &= static_cast<ProcessorMask>(~kCpuBit);  // the CPU's copy has no chunk to update
         for (ProcessorMask o = st.copies; o; o &= static_cast<ProcessorMask>(o - 1)) drop_copy(a, page, first_processor(o));
+      }
     } else {
       flush();  // first touch: populated (zero-filled) at the destination, nothing copied
       a.mark_populated(page);
@@ -234,7 +238,8 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       c.fresh = false;
       c.resident_pages.set(page - c.first_page);
     }
-  }
+    return true;
+  });
   flush();
   Nanos done = issue_copies(copy_batches_, t, transferred);
   // The GPU zero-fills the pages it populates (in parallel with the copies).

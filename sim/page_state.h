@@ -28,6 +28,9 @@ struct PageState {
   std::int8_t preferred = -1;     // PreferredLocation advice (Processor code), -1 unset
   std::uint8_t flags = 0;         // PageFlag bits
   std::uint32_t accesses = 0;     // accesses replayed (statistics, wraps)
+
+  // Any advice that changes where a fault on the page is served.
+  bool advised() const { return preferred >= 0 || accessed_by != 0 || (flags & kReadMostly); }
 };
 static_assert(sizeof(PageState) <= 32, "page metadata budget is 32 bytes");
 

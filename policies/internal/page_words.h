@@ -86,6 +86,7 @@ struct PageWords {
   }
   // Keeps only pages [0, pages).
   void truncate(std::uint32_t pages) {
+    if (pages >= sim::kPagesPerBlock) return;  // a whole block: nothing to drop
     for (std::uint32_t i = 0; i < kWords; ++i) {
       const std::uint32_t lo = i * 64;
       if (pages <= lo) w[i] = 0;
