@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -256,22 +257,28 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
 
   // CPU: resident access, first touch and faults on GPU-resident pages (each
   // fault's page comes back over the device-to-host migration link).
+  // Sessions before the read runs have neither "resident_read" nor "fault_read".
+  std::optional<double> resident_read, read_fault;
   double resident = 0, first = 0, fault = 0;
   for (const auto& c : need(raw, "cpu")) {
     const double pages = std::max(1.0, c.at("pages").get<double>());
     const double per_page = c.at("time_ns").get<double>() / pages;
     const std::string test = c.at("test");
     if (test == "resident") resident = per_page;
+    if (test == "resident_read") resident_read = per_page;
     if (test == "first_touch") first = per_page;
-    if (test == "fault") {
+    if (test == "fault" || test == "fault_read") {
       const double n = c.at("cpu_faults").get<double>() > 0 ? c.at("cpu_faults").get<double>() : pages;
       const double copies = c.at("transfers").empty() ? pages * d2h.transfer_ns(4096) : transfers_ns(c.at("transfers"), d2h);
-      fault = (c.at("time_ns").get<double>() - copies - pages * resident) / n;
+      const double access = pages * (test == "fault" ? resident : resident_read.value_or(resident));
+      (test == "fault" ? fault : read_fault.emplace()) = (c.at("time_ns").get<double>() - copies - access) / n;
     }
   }
   out["cpu.page_access_cost"] = toml_duration(resident);
+  if (resident_read) out["cpu.page_read_cost"] = toml_duration(*resident_read);
   out["cpu.first_touch_cost"] = toml_duration(std::max(0.0, first - resident));
   out["cpu.fault_cost"] = toml_duration(std::max(0.0, fault));
+  if (read_fault) out["cpu.read_fault_cost"] = toml_duration(std::max(0.0, *read_fault));
 
   // Remote (zero-copy) page accesses from the GPU to pinned host memory.
   std::vector<double> remote;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Everything one GPU-machine call does, so device time is spent in few, full calls:
-#   hip_backend/device_run.sh [calibrate] [suite] [smoke]
+#   hip_backend/device_run.sh [calibrate] [suite] [suite2] [smoke]
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
-# profiles/h200-pcie5.toml) and replays the validation suite three times.
+# profiles/h200-pcie5.toml) and replays the validation suite three times
+# (suite2: the two-GPU suite, on a two-GPU machine).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -68,13 +69,17 @@ for step in "$@"; do
       log "calibrate exit $?"
       cp profiles/h200-pcie5.toml "$res/raw/h200-pcie5.toml"
       ;;
-    suite)
+    suite | suite2)
       # Each replay runs two passes (times without UM counters, counters with them).
+      # suite2: the two-GPU traces, on a machine with two GPUs (results in hw2/).
+      dir=traces/validation hw=hw
+      [[ $step == suite2 ]] && dir=traces/validation_2gpu hw=hw2
+      mkdir -p "$res/$hw"
+      [[ $step == suite2 ]] && nvidia-smi topo -m >"$res/logs/topology.txt" 2>&1
       for rep in 1 2 3; do
-        flags=""
-        for t in traces/validation/*.umt; do
+        for t in "$dir"/*.umt; do
           name=$(basename "$t" .umt)
-          timeout 60 "$bin" replay "$t" --json "$res/hw/$name.r$rep.json" $flags >>"$res/logs/suite.log" 2>&1
+          timeout 60 "$bin" replay "$t" --json "$res/$hw/$name.r$rep.json" >>"$res/logs/$step.log" 2>&1
           log "replay $name rep $rep exit $?"
         done
       done

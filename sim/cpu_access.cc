@@ -19,6 +19,7 @@ void Engine::cpu_access(const Event& e) {
     throw SimulationError(fmt::format("CPU access to device allocation '{}' (device memory is not CPU-accessible)", a.name));
   const AccessType type = e.access();
   const bool write = type != AccessType::kRead;
+  const Nanos access_ns = write ? profile_.cpu_access_ns : profile_.cpu_read_access_ns();
   Counters& c = counters();
   auto visit = [&](std::uint64_t p) {
     PageState& st = a.pages[p];
@@ -26,7 +27,7 @@ void Engine::cpu_access(const Event& e) {
     ++c.accesses;
     if ((st.copies & kCpuBit) && (!write || st.copies == kCpuBit)) {
       if (write) st.flags |= kDirty;
-      host_now_ += profile_.cpu_access_ns;
+      host_now_ += access_ns;
       return;
     }
     if (st.copies == 0) {  // first touch populates the page on the CPU
@@ -34,12 +35,12 @@ void Engine::cpu_access(const Event& e) {
       st.mapped = mappings_for(a, st);
       a.mark_populated(p);
       if (write) st.flags |= kDirty;
-      host_now_ += profile_.cpu_first_touch_ns + profile_.cpu_access_ns;
+      host_now_ += profile_.cpu_first_touch_ns + access_ns;
       return;
     }
     cpu_fault(slot, a, p, type);
     if (write) st.flags |= kDirty;
-    host_now_ += profile_.cpu_access_ns;
+    host_now_ += access_ns;
   };
   const std::uint64_t count = e.count ? e.count : 1;
   for (std::uint64_t pass = 0; pass < count; ++pass) trace::for_each_page_once(e, visit);
@@ -52,7 +53,7 @@ void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, Access
   const std::uint64_t base = block * kPagesPerBlock;
   BlockState& bs = a.blocks[block];
   if (bs.throttle_until > host_now_) host_now_ = bs.throttle_until;  // thrashing throttle: the CPU sleeps
-  host_now_ += profile_.cpu_fault_ns;
+  host_now_ += type == AccessType::kRead ? profile_.cpu_read_fault_cost() : profile_.cpu_fault_ns;
   PageState& st = a.pages[page];
   const Processor cpu = Processor::cpu();
   if (st.copies & kCpuBit) {  // a write to a read-duplicated page collapses the other copies

@@ -231,10 +231,12 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("cpu"), "cpu", source);
-    t.only({"fault_cost", "first_touch_cost", "page_access_cost"});
+    t.only({"fault_cost", "read_fault_cost", "first_touch_cost", "page_access_cost", "page_read_cost"});
     p.cpu_fault_ns = t.duration("fault_cost");
+    if (t.has("read_fault_cost")) p.cpu_read_fault_ns = t.duration("read_fault_cost");
     p.cpu_first_touch_ns = t.duration("first_touch_cost");
     p.cpu_access_ns = t.duration("page_access_cost");
+    if (t.has("page_read_cost")) p.cpu_read_ns = t.duration("page_read_cost");
     t.finish();
   }
   {
@@ -310,8 +312,10 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"populate_gbps", p.populate_gbps},
                  {"duplicate_va_block_cost_ns", p.duplicate_block_ns()}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
+              {"read_fault_cost_ns", p.cpu_read_fault_cost()},
               {"first_touch_cost_ns", p.cpu_first_touch_ns},
-              {"page_access_cost_ns", p.cpu_access_ns}};
+              {"page_access_cost_ns", p.cpu_access_ns},
+              {"page_read_cost_ns", p.cpu_read_access_ns()}};
   j["remote"] = {{"gpu_to_host_gbps", p.remote_gpu_to_host_gbps}, {"gpu_to_gpu_gbps", p.remote_gpu_to_peer_gbps}};
   j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};

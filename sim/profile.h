@@ -67,9 +67,17 @@ struct HardwareProfile {
   Nanos duplicate_block_ns() const { return fault_duplicate_block_ns.value_or(fault_va_block_ns); }
 
   // [cpu]
-  Nanos cpu_fault_ns = 0;        // CPU fault on a page held elsewhere (excluding the copy)
+  Nanos cpu_fault_ns = 0;        // CPU write fault on a page held elsewhere (excluding the copy)
+  // A CPU read fault, which the driver services faster than a write fault
+  // (calibration "fault_read" vs "fault" phases). Unset: cpu_fault_ns.
+  std::optional<Nanos> cpu_read_fault_ns;
+  Nanos cpu_read_fault_cost() const { return cpu_read_fault_ns.value_or(cpu_fault_ns); }
   Nanos cpu_first_touch_ns = 0;  // CPU first touch of an unpopulated page (zero fill)
-  Nanos cpu_access_ns = 0;       // CPU access to a resident page (per 4 KiB page)
+  Nanos cpu_access_ns = 0;       // CPU write or atomic to a resident page (per 4 KiB page)
+  // A CPU read of a resident page, which can stream at another rate than a
+  // write (calibration's "resident_read" phase). Unset: cpu_access_ns.
+  std::optional<Nanos> cpu_read_ns;
+  Nanos cpu_read_access_ns() const { return cpu_read_ns.value_or(cpu_access_ns); }
 
   // [remote]: accesses through remote mappings (zero-copy), per 4 KiB page.
   double remote_gpu_to_host_gbps = 1.0;

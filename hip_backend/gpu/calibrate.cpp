@@ -223,12 +223,19 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
 
   const Bytes cpu_bytes = 256 * MiB;
   PlanMaker cpu_maker("calibration:cpu");
+  // Phases (index 0 is the trace's implicit "main"): CPU writes and reads of
+  // CPU-resident pages, then CPU writes and reads of GPU-resident pages (faults).
   cpu_maker.alloc("A", cpu_bytes, AllocKind::kManaged)
       .phase("first_touch").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
       .phase("resident").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
+      .phase("resident_read").access(false, "A", AccessType::kRead, 0, cpu_bytes)
       .phase("to_gpu").prefetch("A", cpu_bytes, Processor::gpu(0)).sync()
       .phase("fault").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
+      .phase("to_gpu_again").prefetch("A", cpu_bytes, Processor::gpu(0)).sync()
+      .phase("fault_read").access(false, "A", AccessType::kRead, 0, cpu_bytes)
       .phase("end").free("A");
+  const std::vector<std::pair<std::size_t, const char*>> cpu_tests = {
+      {1, "first_touch"}, {2, "resident"}, {3, "resident_read"}, {5, "fault"}, {7, "fault_read"}};
   const Plan cpu_plan = cpu_maker.plan();
 
   // 1. Timing, no counters. Demand-fault times vary by tens of percent from run
@@ -406,10 +413,9 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
   Measurements cpu_count;
   if (counters) cpu_count = replay_plan(cpu_plan, with_counters(true));
   raw["cpu"] = nlohmann::ordered_json::array();
-  for (std::size_t p : {1, 2, 4}) {
+  for (const auto& [p, test] : cpu_tests) {
     WindowStats s;
     if (counters) s = stats_in(cpu_count.records, cpu_count.phases[p].counter_window);
-    const char* test = p == 1 ? "first_touch" : p == 2 ? "resident" : "fault";
     raw["cpu"].push_back({{"test", test},
                           {"pages", cpu_bytes / trace::kPageSize},
                           {"time_ns", cpu_time.phases[p].time_ns},

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hip_backend/tune_profile.py: pooling of calibration sessions (median of every
-# repetition of a microbenchmark over all files, launch overhead removed) and
-# its usage errors. The grid search itself needs the simulator and minutes.
+# repetition of a GPU microbenchmark over all files, launch overhead removed;
+# CPU runs from the last file) and its usage errors. The grid search itself needs the simulator and minutes.
 set -uo pipefail
 script=$1
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -20,11 +20,12 @@ new = {"launch_overhead_ns": 6000,
                    "times_ns": [86000, 66000, 126000]},
                   {"pattern": "gpu_fresh", "bytes": 64, "time_ns": 16000, "times_ns": [16000]}],
        "read_mostly": [{"bytes": 256, "time_ns": 30000, "launch_overhead_ns": 6000}],
-       "cpu": [{"test": "fault", "pages": 8, "time_ns": 900}]}
+       "cpu": [{"test": "fault", "pages": 8, "time_ns": 900}, {"test": "fault_read", "pages": 8, "time_ns": 600}]}
 got = t.pooled_hardware_times([old, new])
-# sequential: 100000 (old) and 80000, 60000, 120000 (new) -> median of four = 90000.
+# sequential: 100000 (old) and 80000, 60000, 120000 (new) -> median of four = 90000;
+# CPU runs from the last file only (the host differs between sessions).
 want = {("faults", "sequential", 64): 90000, ("faults", "gpu_fresh", 64): 10000,
-        ("read_mostly", "", 256): 20000, ("cpu_fault", "", 8): 800}
+        ("read_mostly", "", 256): 20000, ("cpu_fault", "fault", 8): 900, ("cpu_fault", "fault_read", 8): 600}
 if got != want:
     sys.exit(f"pooled times: got {got}, want {want}")
 PY

@@ -102,18 +102,20 @@ TEST(Profile, CheckedInH200Loads) {
 }
 
 // The shipping default holds the values calibrated on an H200
-// (profiles/raw/h200-pcie5/fit_values.txt): 51.0 GB/s peak host-to-GPU,
-// 14.75 GB/s GPU-to-host, 51.39 GB/s remote reads.
+// (profiles/raw/h200-pcie5/fit_values.txt): 50.25 GB/s peak host-to-GPU,
+// 11.5 GB/s GPU-to-host, 51.21 GB/s remote reads.
 TEST(Profile, DefaultIsTheCalibratedH200) {
   const HardwareProfile p = load_profile_file(std::string("profiles/") + kDefaultProfile + ".toml");
   EXPECT_EQ(p.name, "h200-pcie5");
   // The values `fit_profile` derives from profiles/raw/h200-pcie5/calibration.json
   // (profiles/raw/h200-pcie5/fit_values.txt), not the published 55 GB/s starting point;
   // a recalibration updates them here.
-  EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 52.0);
-  EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 17.0);
-  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.35);
-  EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 3972);  // median of the calibration's resident-access runs
+  EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 50.25);
+  EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 11.5);
+  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.21);
+  EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 3988);  // median of the resident-access runs of every session
+  EXPECT_EQ(p.cpu_read_fault_cost(), 0u);     // tuned on the "fault_read" phase (grid minimum)
+  EXPECT_EQ(p.cpu_read_access_ns(), 729u);    // the "resident_read" phase
 }
 
 // The population and GPU-access keys are optional: left out, population
@@ -137,6 +139,18 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
   EXPECT_EQ(p.duplicate_block_ns(), 10000u);
   EXPECT_EQ(to_json(p)["faults"]["populate_va_block_cost_ns"], 5000u);
   EXPECT_EQ(to_json(p)["gpu"]["access_gbps"], 1500.0);
+  // cpu.page_read_cost: page_access_cost (300 ns) unless given.
+  EXPECT_EQ(plain.cpu_read_access_ns(), 300u);
+  const std::string reads = replace(good_profile(), "page_access_cost = \"300ns\"\n",
+                                    "page_access_cost = \"300ns\"\npage_read_cost = \"120ns\"\n");
+  EXPECT_EQ(parse_profile(reads, "p.toml").cpu_read_access_ns(), 120u);
+  EXPECT_EQ(to_json(parse_profile(reads, "p.toml"))["cpu"]["page_read_cost_ns"], 120u);
+  // cpu.read_fault_cost: fault_cost (20 us) unless given.
+  EXPECT_EQ(plain.cpu_read_fault_cost(), 20000u);
+  const std::string read_faults =
+      replace(good_profile(), "fault_cost = \"20us\"\n", "fault_cost = \"20us\"\nread_fault_cost = \"5us\"\n");
+  EXPECT_EQ(parse_profile(read_faults, "p.toml").cpu_read_fault_cost(), 5000u);
+  EXPECT_EQ(to_json(parse_profile(read_faults, "p.toml"))["cpu"]["read_fault_cost_ns"], 5000u);
   EXPECT_EQ(error_of(replace(with_keys, "populate_gbps = 30", "populate_gbps = 0")),
             "p.toml:32: 'faults.populate_gbps' must be positive and finite");
   EXPECT_EQ(error_of(replace(with_keys, "access_gbps = 1500", "access_gbps = \"fast\"")),

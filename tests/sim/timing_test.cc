@@ -174,6 +174,22 @@ TEST(Timing, CpuFaultMigratesThePageBack) {
   EXPECT_EQ(r.total.time_ns, 12100u + 5000 + 2024 + 10);
 }
 
+// With cpu.page_read_cost and read_fault_cost set, CPU reads pay them and
+// writes keep page_access_cost and fault_cost: first touch 100 + 10 (write),
+// two reads 2 * 3, one write 10; a faulting read pays the read fault (1200),
+// the copy and the read; a faulting write the write fault (5000).
+TEST(Timing, CpuReadsHaveTheirOwnCosts) {
+  HardwareProfile p = round_profile();
+  p.cpu_read_ns = 3;
+  p.cpu_read_fault_ns = 1200;
+  const auto t = TraceBuilder().alloc("A", 4_KiB).cpu_write("A").cpu_read("A").cpu_read("A").cpu_write("A").build();
+  EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 110u + 3 + 3 + 10);
+  const auto f = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().sync().cpu_read("A").build();
+  EXPECT_EQ(replay(f, options_for(p)).total.time_ns, 12100u + 1200 + 2024 + 3);
+  const auto w = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().sync().cpu_write("A").build();
+  EXPECT_EQ(replay(w, options_for(p)).total.time_ns, 12100u + 5000 + 2024 + 10);
+}
+
 // A prefetch on stream 1 overlaps a kernel on stream 2 that does not touch its
 // data; a kernel on stream 0 that does touch it waits for the copy.
 // CPU writes 512 pages: 512 * 110 = 56320. Prefetch: 56320 + 500, copy

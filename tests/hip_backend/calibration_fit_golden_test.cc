@@ -1,0 +1,45 @@
+// fit_profile on the checked-in calibration sessions of the H200: the latest
+// reproduces the committed fit_values.txt exactly, and sessions recorded before
+// the CPU read runs existed still fit (without the read keys).
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "hip_backend/calibration_fit.h"
+
+namespace umsim::hip {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << "cannot open " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::map<std::string, std::string> fit_file(const std::string& path) {
+  return fit_profile(nlohmann::json::parse(slurp(path)));
+}
+
+TEST(CalibrationFitGoldenTest, LatestSessionReproducesFitValues) {
+  const auto values = fit_file("profiles/raw/h200-pcie5/calibration.json");
+  std::string printed;
+  for (const auto& [k, v] : values) printed += k + " = " + v + "\n";
+  EXPECT_EQ(printed, slurp("profiles/raw/h200-pcie5/fit_values.txt"));
+  EXPECT_TRUE(values.count("cpu.page_read_cost"));
+  EXPECT_TRUE(values.count("cpu.read_fault_cost"));
+}
+
+TEST(CalibrationFitGoldenTest, SessionsBeforeReadRunsFitWithoutReadKeys) {
+  const auto values = fit_file("profiles/raw/h200-pcie5/earlier/session3/calibration.json");
+  EXPECT_FALSE(values.count("cpu.page_read_cost"));
+  EXPECT_FALSE(values.count("cpu.read_fault_cost"));
+  EXPECT_TRUE(values.count("cpu.fault_cost"));
+  EXPECT_TRUE(values.count("link.host_to_gpu.peak_gbps"));
+}
+
+}  // namespace
+}  // namespace umsim::hip
