@@ -8,9 +8,9 @@ the read-duplication cost (faults.duplicate_va_block_cost: matched on the
 read_mostly runs) and cpu.fault_cost are not separable from hardware timings alone:
 the driver overlaps work the model adds up. So, after the analytic fit
 (`fit_profile`, which sets the links, prefetch, CPU and remote values), this
-script replays the calibration microbenchmarks (rebuilt as traces from the raw
-measurements: same patterns and sizes) in `umsim replay` over a grid of those
-costs and keeps the values whose predicted kernel / phase times are closest to
+script replays the calibration microbenchmarks (the very traces `umsim-hip
+calibrate` ran, written by //hip_backend:calibration_traces_tool) in `umsim
+replay` over a grid of those costs and keeps the values whose predicted kernel / phase times are closest to
 the measured ones (median absolute relative error). gpu.access_gbps is direct:
 the median bandwidth of the "resident" runs (kernels touching a prefetched
 buffer). The validation suite (traces/validation/) is never used here.
@@ -20,62 +20,17 @@ so every calibration file given is pooled: each GPU microbenchmark's hardware
 time is the median over all its repetitions in all files (the same GPU
 calibrated in several sessions). CPU runs come from the last file only.
 
-usage: tune_profile.py PROFILE.toml UMSIM_BINARY RAW.json [RAW.json ...]
+usage: tune_profile.py PROFILE.toml UMSIM_BINARY CALIBRATION_TRACES_TOOL RAW.json [RAW.json ...]
 """
 import itertools
 import json
 import os
-import random
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 
-MiB = 1 << 20
 PAGE = 4096
-
-
-def fault_trace(pattern, size):
-    lines = ["umsim-trace 1", f"alloc A {size}B managed"]
-    if pattern != "gpu_fresh":
-        lines.append(f"cpu w A len={size}B")
-    lines.append("phase gpu")
-    lines.append("kernel touch gpu=0 stream=0 compute=0ns")
-    if pattern == "sequential":
-        lines.append(f"  r A len={size}B")
-    elif pattern == "random":
-        pages = list(range(size // PAGE))
-        random.Random(12345).shuffle(pages)
-        lines += [f"  r A+{p * PAGE}B len=4KiB" for p in pages]
-    elif pattern == "stride64k":
-        lines.append(f"  r A len={size}B stride=64KiB")
-    elif pattern == "stride2m":
-        lines.append(f"  r A len={size}B stride=2MiB")
-    else:
-        lines.append(f"  w A len={size}B")
-    lines += ["end", "sync all", "free A"]
-    return "\n".join(lines) + "\n"
-
-
-def read_mostly_trace(size):
-    return "\n".join([
-        "umsim-trace 1", f"alloc A {size}B managed", f"cpu w A len={size}B", "advise A readmostly",
-        "phase gpu", "kernel touch gpu=0 stream=0 compute=0ns", f"  r A len={size}B", "end",
-        "sync all", "free A"]) + "\n"
-
-
-def cpu_trace(size):
-    return "\n".join([
-        "umsim-trace 1", f"alloc A {size}B managed",
-        "phase first_touch", f"cpu w A len={size}B",
-        "phase resident", f"cpu w A len={size}B",
-        "phase resident_read", f"cpu r A len={size}B",
-        "phase to_gpu", f"prefetch A len={size}B to=gpu0 stream=0", "sync all",
-        "phase fault", f"cpu w A len={size}B",
-        "phase to_gpu_again", f"prefetch A len={size}B to=gpu0 stream=0", "sync all",
-        "phase fault_read", f"cpu r A len={size}B",
-        "phase end", "free A"]) + "\n"
 
 
 def set_values(toml, values):
@@ -130,14 +85,33 @@ def pooled_hardware_times(raws):
     return {k: statistics.median(v) for k, v in sorted(samples.items())}
 
 
+def trace_name(kind, pattern, size):
+    """The file calibration_traces_tool writes for one pooled microbenchmark."""
+    if kind == "faults":
+        return f"faults_{pattern}_{size}.umt"
+    if kind == "read_mostly":
+        return f"read_mostly_{size}.umt"
+    return f"cpu_{size * PAGE}.umt"  # CPU runs are keyed by pages
+
+
 def main():
-    if len(sys.argv) < 4:
-        sys.exit("usage: tune_profile.py PROFILE.toml UMSIM_BINARY RAW.json [RAW.json ...]")
-    profile_path, umsim = sys.argv[1], os.path.abspath(sys.argv[2])
-    raws = [json.load(open(p)) for p in sys.argv[3:]]
+    if len(sys.argv) < 5:
+        sys.exit("usage: tune_profile.py PROFILE.toml UMSIM_BINARY CALIBRATION_TRACES_TOOL RAW.json [RAW.json ...]")
+    profile_path, umsim, tool = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+    raws = [json.load(open(p)) for p in sys.argv[4:]]
     hw = pooled_hardware_times(raws)
     base = open(profile_path).read()
     tmp = tempfile.mkdtemp(prefix="umsim-tune-")
+    traces = os.path.join(tmp, "traces")
+    subprocess.run([tool, traces], check=True)
+
+    def trace_file(name):
+        path = os.path.join(traces, name)
+        if not os.path.exists(path):
+            sys.exit(f"tune_profile.py: the calibration data has a run with no trace of its own ({name}); "
+                     "calibration_traces_tool must write every run any session measured")
+        return path
+
     runs = []        # demand faults that migrate pages from the CPU
     fresh_runs = []  # GPU first touch: population, its own costs
     rm_runs = []     # ReadMostly first reads: read duplication
@@ -145,20 +119,16 @@ def main():
     cpu_sizes = set()
     for (kind, pattern, size), ns in hw.items():
         if kind == "faults":
-            path = os.path.join(tmp, f"{pattern}_{size}.umt")
-            open(path, "w").write(fault_trace(pattern, size))
+            path = trace_file(trace_name(kind, pattern, size))
             (fresh_runs if pattern == "gpu_fresh" else runs).append((path, ns))
         elif kind == "read_mostly":
-            path = os.path.join(tmp, f"read_mostly_{size}.umt")
-            open(path, "w").write(read_mostly_trace(size))
-            rm_runs.append((path, ns))
+            rm_runs.append((trace_file(trace_name(kind, pattern, size)), ns))
         else:
             cpu_phases[pattern] = ns
             cpu_sizes.add(size)
     if len(cpu_sizes) != 1:
         sys.exit("tune_profile.py: the calibration files disagree on the CPU run's size")
-    cpu_path = os.path.join(tmp, "cpu.umt")
-    open(cpu_path, "w").write(cpu_trace(cpu_sizes.pop() * PAGE))
+    cpu_path = trace_file(trace_name("cpu_fault", "", cpu_sizes.pop()))
     prof = os.path.join(tmp, "p.toml")
     # Resident access bandwidth (GB/s = bytes per ns), set before the fault costs
     # since every replayed kernel pays it for the pages it touches.

@@ -13,6 +13,7 @@
 #include "tools/command.h"
 #include "tools/trace_subcommand.h"
 #include "traces/trace_checker.h"
+#include "traces/trace_copy.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_stats.h"
 #include "traces/trace_writer.h"
@@ -20,31 +21,9 @@
 namespace umsim::cli {
 namespace {
 
-constexpr std::size_t kBatch = 4096;
-
 struct ConvertOptions {
   std::string input, output, to = "auto";
 };
-
-// Streams every event and comment of `reader` into `writer`, in order.
-std::uint64_t copy_trace(trace::TraceReader& reader, trace::TraceWriter& writer) {
-  std::vector<trace::Event> batch(kBatch);
-  std::uint64_t events = 0;
-  for (;;) {
-    const std::size_t n = reader.read(batch);
-    const auto comments = reader.comments();
-    std::size_t c = 0;
-    for (std::size_t i = 0; i <= n; ++i) {
-      while (c < comments.size() && comments[c].before_index == i) writer.comment(comments[c++].text);
-      if (i == n) break;
-      const trace::Event& e = batch[i];
-      const bool named = e.kind != trace::EventKind::kKernelEnd && e.kind != trace::EventKind::kSync;
-      writer.write(e, named ? std::string_view(reader.names().name(e.name)) : std::string_view());
-    }
-    if (n == 0) return events;
-    events += n;
-  }
-}
 
 void run_convert(const ConvertOptions& o) {
   std::error_code ec;
@@ -57,7 +36,7 @@ void run_convert(const ConvertOptions& o) {
   std::uint64_t events = 0;
   try {
     auto writer = trace::create_trace_writer(o.output, encoding);
-    events = copy_trace(*reader, *writer);
+    events = trace::copy_trace(*reader, *writer);
     writer->finish();
   } catch (...) {
     std::filesystem::remove(o.output, ec);  // never leave a half-written trace behind

@@ -6,79 +6,28 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <random>
+#include <memory>
 #include <set>
 #include <vector>
 
 #include "hip_backend/gpu/gpu_api.h"
 #include "hip_backend/gpu/replay_runtime.h"
 #include "hip_backend/gpu/um_counter_source.h"
+#include "hip_backend/calibration_traces.h"
 #include "hip_backend/plan.h"
+#include "traces/memory_trace_reader.h"
 
 namespace umsim::hip {
 
 namespace {
 
-using trace::Event;
-using trace::EventKind;
 constexpr Bytes KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
-// Builds small plans in code, event by event.
-class PlanMaker {
- public:
-  explicit PlanMaker(std::string name) : builder_(std::move(name)) {}
-  PlanMaker& alloc(const char* n, Bytes bytes, AllocKind kind) {
-    Event e = ev(EventKind::kAlloc, n);
-    e.op = static_cast<std::uint8_t>(kind);
-    e.length = bytes;
-    return add(e);
-  }
-  PlanMaker& access(bool gpu, const char* n, AccessType t, Bytes offset, Bytes length, Bytes stride = 0) {
-    Event e = ev(gpu ? EventKind::kGpuAccess : EventKind::kCpuAccess, n);
-    e.op = static_cast<std::uint8_t>(t);
-    e.offset = offset;
-    e.length = length;
-    e.stride = stride;
-    return add(e);
-  }
-  PlanMaker& kernel(const char* n, Nanos compute = 0) {
-    Event e = ev(EventKind::kKernelBegin, n);
-    e.processor = Processor::gpu(0);
-    e.duration = compute;
-    return add(e);
-  }
-  PlanMaker& end() { return add(ev(EventKind::kKernelEnd, nullptr)); }
-  PlanMaker& phase(const char* n) { return add(ev(EventKind::kPhase, n)); }
-  PlanMaker& prefetch(const char* n, Bytes length, Processor to) {
-    Event e = ev(EventKind::kPrefetch, n);
-    e.length = length;
-    e.processor = to;
-    return add(e);
-  }
-  PlanMaker& advise(const char* n, trace::Advice a, Processor p) {
-    Event e = ev(EventKind::kAdvise, n);
-    e.op = static_cast<std::uint8_t>(a);
-    e.processor = p;
-    return add(e);
-  }
-  PlanMaker& sync() { return add(ev(EventKind::kSync, nullptr)); }
-  PlanMaker& free(const char* n) { return add(ev(EventKind::kFree, n)); }
-  Plan plan() { return builder_.finish(); }
-
- private:
-  Event ev(EventKind k, const char* n) {
-    Event e;
-    e.kind = k;
-    if (n) e.name = names_.intern(n);
-    return e;
-  }
-  PlanMaker& add(const Event& e) {
-    builder_.add(e, names_, "calibration");
-    return *this;
-  }
-  trace::NameTable names_;
-  PlanBuilder builder_;
-};
+// A calibration microbenchmark (hip_backend/calibration_traces.h) as a replay plan.
+Plan plan_of(trace::BuiltTrace t, const std::string& name) {
+  trace::MemoryTraceReader reader(std::make_shared<const trace::BuiltTrace>(std::move(t)), "calibration:" + name);
+  return build_plan(reader);
+}
 
 struct WindowStats {
   std::uint64_t batches = 0, va_block_services = 0, fault_pages = 0, gpu_faults = 0, cpu_faults = 0;
@@ -142,33 +91,6 @@ std::uint64_t median(std::vector<std::uint64_t> v) {
   return v[v.size() / 2];
 }
 
-// Demand faults of one access pattern over a CPU-written managed buffer
-// ("gpu_fresh": pages nobody touched yet, populated on the GPU, no copy).
-Plan fault_plan(const std::string& pattern, Bytes bytes) {
-  PlanMaker m("calibration:faults:" + pattern);
-  m.alloc("A", bytes, AllocKind::kManaged);
-  if (pattern != "gpu_fresh") m.access(false, "A", AccessType::kWrite, 0, bytes);
-  m.phase("gpu").kernel("touch");
-  const std::uint64_t pages = bytes / trace::kPageSize;
-  if (pattern == "sequential") {
-    m.access(true, "A", AccessType::kRead, 0, bytes);
-  } else if (pattern == "random") {
-    std::vector<std::uint64_t> order(pages);
-    for (std::uint64_t i = 0; i < pages; ++i) order[i] = i;
-    std::mt19937_64 rng(12345);
-    std::shuffle(order.begin(), order.end(), rng);
-    for (auto p : order) m.access(true, "A", AccessType::kRead, p * trace::kPageSize, trace::kPageSize);
-  } else if (pattern == "stride64k") {
-    m.access(true, "A", AccessType::kRead, 0, bytes, 64 * KiB);
-  } else if (pattern == "stride2m") {
-    m.access(true, "A", AccessType::kRead, 0, bytes, 2 * MiB);
-  } else {  // "write", "gpu_fresh"
-    m.access(true, "A", AccessType::kWrite, 0, bytes);
-  }
-  m.end().sync().free("A");
-  return m.plan();
-}
-
 ReplayOptions with_counters(bool on) {
   ReplayOptions o;
   o.counters = on;
@@ -183,10 +105,8 @@ int probe_counters() {
     std::printf("counters unavailable: %s\n", why.c_str());
     return 1;
   }
-  PlanMaker m("probe");
-  m.alloc("A", 8 * MiB, AllocKind::kManaged).access(false, "A", AccessType::kWrite, 0, 8 * MiB)
-      .kernel("probe").access(true, "A", AccessType::kRead, 0, 8 * MiB).end().sync().free("A");
-  const Measurements r = replay_plan_two_pass(m.plan(), {});
+  const Plan probe = plan_of(fault_trace({"sequential", 8 * MiB}), "probe");
+  const Measurements r = replay_plan_two_pass(probe, {});
   const WindowStats s = stats_in(r.records, {0, ~std::uint64_t{0}});
   std::printf("counters %s: %zu records, %llu bytes H2D, %llu fault batches, library %s\n",
               r.counters_available ? "work" : "missing", r.records.size(), (unsigned long long)s.bytes_h2d,
@@ -206,37 +126,10 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
   const Bytes largest = o.quick ? 256 * MiB : 1 * GiB;
   if (largest > safe_managed_limit(free_b)) throw UnsafeTraceError("calibration needs 1 GiB, less than half of free memory");
 
-  // Small sequential runs pin the per-batch cost (few VA blocks, few batches);
-  // the large ones the per-block and per-page costs.
-  std::vector<std::pair<std::string, Bytes>> runs = {
-      {"sequential", 4 * MiB},  {"sequential", 16 * MiB}, {"sequential", 64 * MiB}, {"sequential", 256 * MiB},
-      {"random", 64 * MiB},     {"stride64k", 256 * MiB}, {"stride2m", largest},     {"write", 64 * MiB},
-      {"gpu_fresh", 256 * MiB}};
-  if (!o.quick) {
-    runs.push_back({"sequential", 1 * GiB});
-    runs.push_back({"random", 256 * MiB});
-    runs.push_back({"stride64k", 1 * GiB});
-    runs.push_back({"gpu_fresh", 1 * GiB});
-  }
+  const std::vector<FaultRun> runs = fault_runs(o.quick);
   std::vector<Plan> fault_plans;
-  for (const auto& [pattern, bytes] : runs) fault_plans.push_back(fault_plan(pattern, bytes));
-
-  const Bytes cpu_bytes = 256 * MiB;
-  PlanMaker cpu_maker("calibration:cpu");
-  // Phases (index 0 is the trace's implicit "main"): CPU writes and reads of
-  // CPU-resident pages, then CPU writes and reads of GPU-resident pages (faults).
-  cpu_maker.alloc("A", cpu_bytes, AllocKind::kManaged)
-      .phase("first_touch").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
-      .phase("resident").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
-      .phase("resident_read").access(false, "A", AccessType::kRead, 0, cpu_bytes)
-      .phase("to_gpu").prefetch("A", cpu_bytes, Processor::gpu(0)).sync()
-      .phase("fault").access(false, "A", AccessType::kWrite, 0, cpu_bytes)
-      .phase("to_gpu_again").prefetch("A", cpu_bytes, Processor::gpu(0)).sync()
-      .phase("fault_read").access(false, "A", AccessType::kRead, 0, cpu_bytes)
-      .phase("end").free("A");
-  const std::vector<std::pair<std::size_t, const char*>> cpu_tests = {
-      {1, "first_touch"}, {2, "resident"}, {3, "resident_read"}, {5, "fault"}, {7, "fault_read"}};
-  const Plan cpu_plan = cpu_maker.plan();
+  for (const FaultRun& r : runs) fault_plans.push_back(plan_of(fault_trace(r), "faults:" + r.pattern));
+  const Plan cpu_plan = plan_of(cpu_trace(kCpuRunBytes), "cpu");
 
   // 1. Timing, no counters. Demand-fault times vary by tens of percent from run
   // to run, so every fault run is repeated in rounds (drift spreads over all
@@ -245,18 +138,15 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
   std::vector<std::vector<Measurements>> fault_times(runs.size());
   for (int round = 0; round < kFaultRounds; ++round) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      say(o, "faults " + runs[i].first + " " + std::to_string(runs[i].second >> 20) + " MiB, round " +
+      say(o, "faults " + runs[i].pattern + " " + std::to_string(runs[i].bytes >> 20) + " MiB, round " +
                  std::to_string(round + 1));
       fault_times[i].push_back(replay_plan(fault_plans[i], with_counters(false)));
     }
   }
   raw["launch_overhead_ns"] = fault_times.back().back().launch_overhead_ns;
   {
-    PlanMaker m("calibration:spin");
     const std::vector<Nanos> spins = {0, 10000, 100000, 1000000};
-    for (Nanos ns : spins) m.kernel("spin", ns).end();
-    m.sync();
-    const Measurements r = replay_plan(m.plan(), with_counters(false));
+    const Measurements r = replay_plan(plan_of(spin_trace(spins), "spin"), with_counters(false));
     raw["spin"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < spins.size(); ++i)
       raw["spin"].push_back({{"requested_ns", spins[i]}, {"measured_ns", r.kernels[i].time_ns}});
@@ -266,18 +156,8 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
   {
     say(o, "remote");
     const Bytes bytes = 256 * MiB;
-    PlanMaker m("calibration:remote");
-    m.alloc("P", bytes, AllocKind::kPinned).alloc("M", bytes, AllocKind::kMapped).alloc("U", bytes, AllocKind::kManaged)
-        .access(false, "P", AccessType::kWrite, 0, bytes).access(false, "M", AccessType::kWrite, 0, bytes)
-        .access(false, "U", AccessType::kWrite, 0, bytes)
-        .advise("U", trace::Advice::kSetPreferredLocation, Processor::cpu())
-        .advise("U", trace::Advice::kSetAccessedBy, Processor::gpu(0));
-    for (int rep = 0; rep < 3; ++rep)
-      m.kernel("pinned").access(true, "P", AccessType::kRead, 0, bytes).end()
-          .kernel("mapped").access(true, "M", AccessType::kRead, 0, bytes).end()
-          .kernel("accessed_by").access(true, "U", AccessType::kRead, 0, bytes).end();
-    m.sync().free("P").free("M").free("U");
-    const Measurements r = replay_plan(m.plan(), with_counters(false));
+    const Plan remote = plan_of(remote_trace(bytes, 3), "remote");
+    const Measurements r = replay_plan(remote, with_counters(false));
     raw["remote"] = nlohmann::ordered_json::array();
     const char* kinds[] = {"pinned", "mapped", "accessed_by"};
     for (std::size_t k = 0; k < r.kernels.size(); ++k)
@@ -288,14 +168,8 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
     // (gpu.access_gbps: the model's cost of touching resident pages).
     say(o, "resident");
     const Bytes bytes = largest / 2;
-    PlanMaker m("calibration:resident");
-    m.alloc("A", bytes, AllocKind::kManaged).access(false, "A", AccessType::kWrite, 0, bytes)
-        .prefetch("A", bytes, Processor::gpu(0)).sync();
-    for (int rep = 0; rep < 3; ++rep)
-      m.kernel("read").access(true, "A", AccessType::kRead, 0, bytes).end()
-          .kernel("write").access(true, "A", AccessType::kWrite, 0, bytes).end();
-    m.sync().free("A");
-    const Measurements r = replay_plan(m.plan(), with_counters(false));
+    const Plan resident = plan_of(resident_trace(bytes, 3), "resident");
+    const Measurements r = replay_plan(resident, with_counters(false));
     raw["resident"] = nlohmann::ordered_json::array();
     for (std::size_t k = 0; k < r.kernels.size(); ++k)
       raw["resident"].push_back({{"access", k % 2 ? "write" : "read"},
@@ -308,14 +182,11 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
     // page becomes a read-only copy; faults.duplicate_va_block_cost). Its twin
     // without the advice is the "sequential" fault run of the same size.
     say(o, "read_mostly");
-    const Bytes bytes = 256 * MiB;
+    const Bytes bytes = kReadMostlyRunBytes;
+    const Plan read_mostly = plan_of(read_mostly_trace(bytes), "read_mostly");
     raw["read_mostly"] = nlohmann::ordered_json::array();
     for (int rep = 0; rep < 3; ++rep) {
-      PlanMaker m("calibration:read_mostly");
-      m.alloc("A", bytes, AllocKind::kManaged).access(false, "A", AccessType::kWrite, 0, bytes)
-          .advise("A", trace::Advice::kSetReadMostly, Processor::none())
-          .phase("gpu").kernel("touch").access(true, "A", AccessType::kRead, 0, bytes).end().sync().free("A");
-      const Measurements r = replay_plan(m.plan(), with_counters(false));
+      const Measurements r = replay_plan(read_mostly, with_counters(false));
       raw["read_mostly"].push_back({{"bytes", bytes},
                                     {"time_ns", r.kernels[0].time_ns},
                                     {"launch_overhead_ns", r.launch_overhead_ns}});
@@ -390,14 +261,14 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     WindowStats s;
     if (counters) {
-      say(o, "counting faults " + runs[i].first);
+      say(o, "counting faults " + runs[i].pattern);
       const Measurements c = replay_plan(fault_plans[i], with_counters(true));
       s = stats_in(c.records, c.kernels[0].counter_window);
     }
     std::vector<std::uint64_t> times;
     for (const Measurements& t : fault_times[i]) times.push_back(t.kernels[0].time_ns);
-    raw["faults"].push_back({{"pattern", runs[i].first},
-                             {"bytes", runs[i].second},
+    raw["faults"].push_back({{"pattern", runs[i].pattern},
+                             {"bytes", runs[i].bytes},
                              {"pages_touched", fault_plans[i].entries.size()},
                              {"time_ns", median(times)},
                              {"times_ns", times},
@@ -413,11 +284,11 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
   Measurements cpu_count;
   if (counters) cpu_count = replay_plan(cpu_plan, with_counters(true));
   raw["cpu"] = nlohmann::ordered_json::array();
-  for (const auto& [p, test] : cpu_tests) {
+  for (const auto& [p, test] : cpu_trace_tests()) {
     WindowStats s;
     if (counters) s = stats_in(cpu_count.records, cpu_count.phases[p].counter_window);
     raw["cpu"].push_back({{"test", test},
-                          {"pages", cpu_bytes / trace::kPageSize},
+                          {"pages", kCpuRunBytes / trace::kPageSize},
                           {"time_ns", cpu_time.phases[p].time_ns},
                           {"cpu_faults", s.cpu_faults},
                           {"bytes_d2h", s.bytes_d2h},

@@ -3,7 +3,8 @@
 # repetition of a GPU microbenchmark over all files, launch overhead removed;
 # CPU runs from the last file) and its usage errors. The grid search itself needs the simulator and minutes.
 set -uo pipefail
-script=$1
+script=$1 tool=$2
+shift 2  # then every committed calibration file
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 cat >"$tmp/check.py" <<'PY'
 import importlib.util, sys
@@ -31,5 +32,26 @@ if got != want:
 PY
 python3 "$tmp/check.py" "$script" || { echo "FAIL: pooling"; exit 1; }
 python3 "$script" only_one_arg >"$tmp/out" 2>&1 && { echo "FAIL: usage error exited 0"; exit 1; }
-grep -q "usage: tune_profile.py PROFILE.toml UMSIM_BINARY RAW.json" "$tmp/out" || { echo "FAIL: no usage line"; cat "$tmp/out"; exit 1; }
+grep -q "usage: tune_profile.py PROFILE.toml UMSIM_BINARY CALIBRATION_TRACES_TOOL RAW.json" "$tmp/out" ||
+  { echo "FAIL: no usage line"; cat "$tmp/out"; exit 1; }
+
+# Every microbenchmark of every committed calibration session has its trace
+# among those calibration_traces_tool writes (the tuner replays exactly those).
+"$tool" "$tmp/traces" || { echo "FAIL: calibration_traces_tool"; exit 1; }
+cat >"$tmp/cover.py" <<'PY'
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("tune_profile", sys.argv[1])
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+traces, raws = sys.argv[2], sys.argv[3:]
+if not raws:
+    sys.exit("no calibration files given")
+for path in raws:
+    for key in t.pooled_hardware_times([json.load(open(path))]):
+        name = t.trace_name(*key)
+        if not os.path.exists(os.path.join(traces, name)):
+            sys.exit(f"{path}: {key} has no trace {name}")
+PY
+python3 "$tmp/cover.py" "$script" "$tmp/traces" "$@" || { echo "FAIL: coverage"; exit 1; }
+"$tool" >/dev/null 2>&1 && { echo "FAIL: tool without arguments exited 0"; exit 1; }
 echo "PASS"

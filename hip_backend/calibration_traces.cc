@@ -1,0 +1,119 @@
+#include "hip_backend/calibration_traces.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace umsim::hip {
+
+using trace::Advice;
+using trace::AllocKind;
+using trace::Bytes;
+using trace::BuiltTrace;
+using trace::Processor;
+using trace::TraceBuilder;
+using namespace trace::literals;
+
+std::vector<FaultRun> fault_runs(bool quick) {
+  const Bytes largest = quick ? 256_MiB : 1_GiB;
+  // Small sequential runs pin the per-batch cost (few VA blocks, few batches);
+  // the large ones the per-block and per-page costs.
+  std::vector<FaultRun> runs = {{"sequential", 4_MiB}, {"sequential", 16_MiB}, {"sequential", 64_MiB},
+                                {"sequential", 256_MiB}, {"random", 64_MiB},    {"stride64k", 256_MiB},
+                                {"stride2m", largest},   {"write", 64_MiB},     {"gpu_fresh", 256_MiB}};
+  if (!quick) {
+    runs.push_back({"sequential", 1_GiB});
+    runs.push_back({"random", 256_MiB});
+    runs.push_back({"stride64k", 1_GiB});
+    runs.push_back({"gpu_fresh", 1_GiB});
+  }
+  return runs;
+}
+
+BuiltTrace fault_trace(const FaultRun& run) {
+  TraceBuilder b;
+  b.alloc("A", run.bytes);
+  if (run.pattern != "gpu_fresh") b.cpu_write("A");
+  b.phase("gpu").kernel("touch");
+  if (run.pattern == "sequential") {
+    b.read("A");
+  } else if (run.pattern == "random") {
+    std::vector<std::uint64_t> order(run.bytes / trace::kPageSize);
+    std::iota(order.begin(), order.end(), std::uint64_t{0});
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(12345));
+    for (std::uint64_t p : order) b.read("A", p * trace::kPageSize, trace::kPageSize);
+  } else if (run.pattern == "stride64k") {
+    b.read("A", 0, TraceBuilder::kWhole, 64_KiB);
+  } else if (run.pattern == "stride2m") {
+    b.read("A", 0, TraceBuilder::kWhole, 2_MiB);
+  } else if (run.pattern == "write" || run.pattern == "gpu_fresh") {
+    b.write("A");
+  } else {
+    throw std::invalid_argument("unknown calibration fault pattern '" + run.pattern + "'");
+  }
+  return b.end().sync().free("A").build();
+}
+
+BuiltTrace cpu_trace(Bytes bytes) {
+  return TraceBuilder()
+      .alloc("A", bytes)
+      .phase("first_touch").cpu_write("A")
+      .phase("resident").cpu_write("A")
+      .phase("resident_read").cpu_read("A")
+      .phase("to_gpu").prefetch("A", Processor::gpu(0)).sync()
+      .phase("fault").cpu_write("A")
+      .phase("to_gpu_again").prefetch("A", Processor::gpu(0)).sync()
+      .phase("fault_read").cpu_read("A")
+      .phase("end").free("A")
+      .build();
+}
+
+std::vector<std::pair<std::size_t, std::string>> cpu_trace_tests() {
+  return {{1, "first_touch"}, {2, "resident"}, {3, "resident_read"}, {5, "fault"}, {7, "fault_read"}};
+}
+
+BuiltTrace read_mostly_trace(Bytes bytes) {
+  return TraceBuilder()
+      .alloc("A", bytes)
+      .cpu_write("A")
+      .advise("A", Advice::kSetReadMostly)
+      .phase("gpu").kernel("touch").read("A").end()
+      .sync().free("A")
+      .build();
+}
+
+BuiltTrace resident_trace(Bytes bytes, int reps) {
+  TraceBuilder b;
+  b.alloc("A", bytes).cpu_write("A").prefetch("A", Processor::gpu(0)).sync();
+  for (int r = 0; r < reps; ++r) b.kernel("read").read("A").end().kernel("write").write("A").end();
+  return b.sync().free("A").build();
+}
+
+BuiltTrace remote_trace(Bytes bytes, int reps) {
+  TraceBuilder b;
+  b.alloc("P", bytes, AllocKind::kPinned).alloc("M", bytes, AllocKind::kMapped).alloc("U", bytes)
+      .cpu_write("P").cpu_write("M").cpu_write("U")
+      .advise("U", Advice::kSetPreferredLocation, Processor::cpu())
+      .advise("U", Advice::kSetAccessedBy, Processor::gpu(0));
+  for (int r = 0; r < reps; ++r)
+    b.kernel("pinned").read("P").end().kernel("mapped").read("M").end().kernel("accessed_by").read("U").end();
+  return b.sync().free("P").free("M").free("U").build();
+}
+
+BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns) {
+  TraceBuilder b;
+  for (trace::Nanos ns : compute_ns) b.kernel("spin", 0, ns).end();
+  return b.sync().build();
+}
+
+std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
+  std::vector<std::pair<std::string, BuiltTrace>> out;
+  for (const FaultRun& r : fault_runs(false))
+    out.emplace_back("faults_" + r.pattern + "_" + std::to_string(r.bytes) + ".umt", fault_trace(r));
+  out.emplace_back("read_mostly_" + std::to_string(kReadMostlyRunBytes) + ".umt", read_mostly_trace(kReadMostlyRunBytes));
+  out.emplace_back("cpu_" + std::to_string(kCpuRunBytes) + ".umt", cpu_trace(kCpuRunBytes));
+  return out;
+}
+
+}  // namespace umsim::hip

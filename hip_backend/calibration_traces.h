@@ -1,0 +1,54 @@
+// The calibration microbenchmarks as traces: `umsim-hip calibrate` replays them
+// on the GPU, and hip_backend/tune_profile.py replays the same traces in the
+// simulator (written by the calibration_traces tool), so the two cannot drift.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "traces/event.h"
+#include "traces/trace_builder.h"
+
+namespace umsim::hip {
+
+// One demand-fault microbenchmark: `pattern` over a managed buffer of `bytes`.
+// Patterns: sequential, random (every page once, seeded order), stride64k,
+// stride2m, write (over CPU-written data), gpu_fresh (a write of untouched memory).
+struct FaultRun {
+  std::string pattern;
+  trace::Bytes bytes = 0;
+};
+
+// The fault runs of a calibration; `quick` keeps the smaller ones.
+std::vector<FaultRun> fault_runs(bool quick);
+
+// A kernel "touch" in phase "gpu" faulting with the run's pattern.
+trace::BuiltTrace fault_trace(const FaultRun& run);
+
+// CPU costs: phases first_touch, resident (writes), resident_read, to_gpu,
+// fault (writes of GPU-resident pages), to_gpu_again, fault_read, end.
+trace::BuiltTrace cpu_trace(trace::Bytes bytes);
+// The phase index of each measured CPU test in cpu_trace (0 is the implicit "main").
+std::vector<std::pair<std::size_t, std::string>> cpu_trace_tests();
+
+// A CPU-written ReadMostly buffer read by one kernel (read duplication).
+trace::BuiltTrace read_mostly_trace(trace::Bytes bytes);
+
+// A prefetched buffer read and written whole by kernels, `reps` times each.
+trace::BuiltTrace resident_trace(trace::Bytes bytes, int reps);
+
+// Zero-copy reads: kernels "pinned", "mapped" and "accessed_by", `reps` rounds.
+trace::BuiltTrace remote_trace(trace::Bytes bytes, int reps);
+
+// Kernels with no accesses and the given compute times (spin accuracy).
+trace::BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns);
+
+// The traces tune_profile.py replays, by file name: faults_<pattern>_<bytes>.umt
+// for every fault run, read_mostly_<bytes>.umt and cpu_<bytes>.umt.
+std::vector<std::pair<std::string, trace::BuiltTrace>> tuner_traces();
+
+constexpr trace::Bytes kCpuRunBytes = trace::Bytes{256} << 20;
+constexpr trace::Bytes kReadMostlyRunBytes = trace::Bytes{256} << 20;
+
+}  // namespace umsim::hip

@@ -1,0 +1,34 @@
+// Writes the calibration microbenchmarks that tune_profile.py replays in the
+// simulator, as text traces (the same traces `umsim-hip calibrate` runs):
+//   calibration_traces OUT_DIR
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+
+#include "hip_backend/calibration_traces.h"
+#include "traces/memory_trace_reader.h"
+#include "traces/trace_copy.h"
+#include "traces/trace_writer.h"
+
+int main(int argc, char** argv) {
+  using namespace umsim;
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: calibration_traces OUT_DIR\n");
+    return 2;
+  }
+  try {
+    const std::filesystem::path dir = argv[1];
+    std::filesystem::create_directories(dir);
+    for (auto& [file, t] : hip::tuner_traces()) {
+      trace::MemoryTraceReader reader(std::move(t));
+      auto writer = trace::create_trace_writer((dir / file).string(), trace::Encoding::kText);
+      trace::copy_trace(reader, *writer);
+      writer->finish();
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "calibration_traces: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

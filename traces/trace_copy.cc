@@ -1,0 +1,27 @@
+#include "traces/trace_copy.h"
+
+#include <vector>
+
+namespace umsim::trace {
+
+std::uint64_t copy_trace(TraceReader& reader, TraceWriter& writer) {
+  constexpr std::size_t kBatch = 4096;
+  std::vector<Event> batch(kBatch);
+  std::uint64_t events = 0;
+  for (;;) {
+    const std::size_t n = reader.read(batch);
+    const auto comments = reader.comments();
+    std::size_t c = 0;
+    for (std::size_t i = 0; i <= n; ++i) {
+      while (c < comments.size() && comments[c].before_index == i) writer.comment(comments[c++].text);
+      if (i == n) break;
+      const Event& e = batch[i];
+      const bool named = e.kind != EventKind::kKernelEnd && e.kind != EventKind::kSync;
+      writer.write(e, named ? std::string_view(reader.names().name(e.name)) : std::string_view());
+    }
+    if (n == 0) return events;
+    events += n;
+  }
+}
+
+}  // namespace umsim::trace
