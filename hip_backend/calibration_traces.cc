@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 namespace umsim::hip {
@@ -109,8 +110,12 @@ BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns) {
 
 std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   std::vector<std::pair<std::string, BuiltTrace>> out;
-  for (const FaultRun& r : fault_runs(false))
-    out.emplace_back("faults_" + r.pattern + "_" + std::to_string(r.bytes) + ".umt", fault_trace(r));
+  std::set<std::string> written;
+  for (bool quick : {false, true})  // a quick calibration has a run of its own (stride2m over 256 MiB)
+    for (const FaultRun& r : fault_runs(quick)) {
+      const std::string file = "faults_" + r.pattern + "_" + std::to_string(r.bytes) + ".umt";
+      if (written.insert(file).second) out.emplace_back(file, fault_trace(r));
+    }
   out.emplace_back("read_mostly_" + std::to_string(kReadMostlyRunBytes) + ".umt", read_mostly_trace(kReadMostlyRunBytes));
   out.emplace_back("cpu_" + std::to_string(kCpuRunBytes) + ".umt", cpu_trace(kCpuRunBytes));
   return out;

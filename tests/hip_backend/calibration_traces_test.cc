@@ -1,0 +1,73 @@
+// The calibration microbenchmarks as traces: shapes of the fault runs, the CPU
+// run's phase indices, and the files the tuner replays.
+#include "hip_backend/calibration_traces.h"
+
+#include <set>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace umsim::hip {
+namespace {
+
+using trace::EventKind;
+constexpr trace::Bytes MiB = trace::Bytes{1} << 20;
+
+std::size_t count(const trace::BuiltTrace& t, EventKind k) {
+  std::size_t n = 0;
+  for (const auto& e : t.events) n += e.kind == k;
+  return n;
+}
+
+TEST(CalibrationTracesTest, RandomTouchesEveryPageOnceInAShuffledOrder) {
+  const auto t = fault_trace({"random", 1 * MiB});
+  std::set<std::uint64_t> pages;
+  bool in_order = true;
+  std::uint64_t last = 0;
+  for (const auto& e : t.events) {
+    if (e.kind != EventKind::kGpuAccess) continue;
+    EXPECT_EQ(e.length, trace::kPageSize);
+    in_order = in_order && (pages.empty() || e.offset > last);
+    last = e.offset;
+    pages.insert(e.offset / trace::kPageSize);
+  }
+  EXPECT_EQ(pages.size(), 256u);
+  EXPECT_EQ(*pages.rbegin(), 255u);
+  EXPECT_FALSE(in_order);
+  EXPECT_EQ(count(t, EventKind::kCpuAccess), 1u);  // the CPU writes the buffer first
+}
+
+TEST(CalibrationTracesTest, PatternsAndUntouchedMemory) {
+  const auto stride = fault_trace({"stride64k", 4 * MiB});
+  ASSERT_EQ(count(stride, EventKind::kGpuAccess), 1u);
+  for (const auto& e : stride.events)
+    if (e.kind == EventKind::kGpuAccess) EXPECT_EQ(e.stride, 64u << 10);
+  const auto fresh = fault_trace({"gpu_fresh", 4 * MiB});
+  EXPECT_EQ(count(fresh, EventKind::kCpuAccess), 0u);  // nobody touched it before the kernel
+  EXPECT_THROW(fault_trace({"diagonal", 4 * MiB}), std::invalid_argument);
+}
+
+TEST(CalibrationTracesTest, CpuTestIndicesNameTheirPhases) {
+  const auto t = cpu_trace(1 * MiB);
+  std::vector<std::string> phases = {"main"};  // phase 0 is the trace's implicit one
+  for (const auto& e : t.events)
+    if (e.kind == EventKind::kPhase) phases.push_back(t.names.name(e.name));
+  for (const auto& [index, test] : cpu_trace_tests()) {
+    ASSERT_LT(index, phases.size());
+    EXPECT_EQ(phases[index], test);
+  }
+}
+
+TEST(CalibrationTracesTest, TunerTracesCoverEveryFaultRun) {
+  std::set<std::string> files;
+  for (const auto& [name, t] : tuner_traces()) files.insert(name);
+  for (const FaultRun& r : fault_runs(false))
+    EXPECT_TRUE(files.count("faults_" + r.pattern + "_" + std::to_string(r.bytes) + ".umt")) << r.pattern;
+  for (const FaultRun& r : fault_runs(true))  // quick runs are a subset
+    EXPECT_TRUE(files.count("faults_" + r.pattern + "_" + std::to_string(r.bytes) + ".umt")) << r.pattern;
+  EXPECT_TRUE(files.count("cpu_268435456.umt"));
+  EXPECT_TRUE(files.count("read_mostly_268435456.umt"));
+}
+
+}  // namespace
+}  // namespace umsim::hip
