@@ -195,6 +195,10 @@ class Engine {
   Nanos move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest, bool duplicate,
                    Nanos ready, Bytes* transferred = nullptr);
   void add_copy(std::vector<CopyBatch>& batches, Processor from, Processor to, Bytes run_bytes);
+  // The copy a page moving to `dest` is read from, as the NVIDIA driver picks
+  // it (the closest resident copy): for a GPU, a peer GPU's copy when peers
+  // reach each other directly, else the CPU's; for the CPU, the lowest GPU's.
+  Processor copy_source(ProcessorMask copies, Processor dest) const;
   Nanos issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* transferred);
   void drop_copy(Allocation& a, std::uint64_t page, Processor p);
   // Processors mapping the page after its copies changed: the holders, the

@@ -29,6 +29,15 @@ ProcessorMask Engine::mappings_for_advised(const Allocation& a, const PageState&
   return m;
 }
 
+Processor Engine::copy_source(ProcessorMask copies, Processor dest) const {
+  // Peer GPUs rank before the CPU (NVLink and PCIe peers alike); where GPU
+  // copies are staged through the host (AMD), or peers cannot reach each
+  // other, the CPU's copy is the closer one.
+  const auto gpus = static_cast<ProcessorMask>(copies & ~kCpuBit);
+  if (dest.is_gpu() && gpus && profile_.peer_access && !vendor_.peer_migration_through_host) return first_processor(gpus);
+  return (copies & kCpuBit) ? Processor::cpu() : first_processor(copies);
+}
+
 void Engine::add_copy(std::vector<CopyBatch>& batches, Processor from, Processor to, Bytes run_bytes) {
   CopyBatch* b = nullptr;
   for (auto& x : batches)
@@ -214,8 +223,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       chunk = region_chunk;
     }
     if (st.copies) {
-      // Source: the CPU copy if there is one, else the lowest GPU holding it.
-      const Processor from = (st.copies & kCpuBit) ? Processor::cpu() : first_processor(st.copies);
+      const Processor from = copy_source(st.copies, dest);
       if (from != run_from || page != run_end) flush();
       run_from = from;
       run_end = page + 1;

@@ -144,6 +144,36 @@ TEST(Timing, PeerMigrationBetweenGpus) {
 }
 
 // AMD stages peer migrations through host memory: D2H 2024 then H2D 2024.
+// Read duplication copies from the closest copy, as the driver does: gpu1's
+// read of a ReadMostly page that the CPU and gpu0 hold comes from gpu0 over the
+// peer link (1000 + 512 ns) when peers reach each other, else from the CPU over
+// its host link (1000 + 1024 ns).
+TEST(Timing, DuplicationCopiesFromThePeerGpu) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .cpu_write("A")
+                     .advise("A", trace::Advice::kSetReadMostly)
+                     .kernel("read0", 0, 0)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .kernel("read1", 1, 0)
+                     .read("A")
+                     .end()
+                     .build();
+  HardwareProfile p = round_profile(2);
+  p.peer_access = true;
+  const Result peer = replay(t, options_for(p));
+  EXPECT_EQ(peer.total.bytes_h2d, 4096u);  // gpu0's copy, from the CPU
+  EXPECT_EQ(peer.total.bytes_peer, 4096u);  // gpu1's, from gpu0
+  p.peer_access = false;
+  const Result host = replay(t, options_for(p));
+  EXPECT_EQ(host.total.bytes_h2d, 8192u);
+  EXPECT_EQ(host.total.bytes_peer, 0u);
+  ASSERT_EQ(peer.kernels.size(), 2u);
+  EXPECT_EQ(host.kernels[1].counters.time_ns - peer.kernels[1].counters.time_ns, 2024u - 1512u);
+}
+
 TEST(Timing, AmdPeerMigrationGoesThroughTheHost) {
   const auto t = TraceBuilder()
                      .alloc("A", 4_KiB)
