@@ -85,7 +85,7 @@ double MigrationFit::predict_ns(double bytes) const {
 }
 
 MigrationFit fit_migration(const std::vector<MigrationSample>& samples, double atan_b_per_kib, double latency_ns,
-                           double fixed_per_block_ns) {
+                           double fixed_per_block_ns, double max_peak_gbps) {
   if (samples.empty()) throw std::runtime_error("migration fit: no samples");
   // Median time per size (repetitions are noisy), then a grid over the per-block
   // cost and the peak, minimising the relative error.
@@ -100,7 +100,7 @@ MigrationFit fit_migration(const std::vector<MigrationSample>& samples, double a
     for (int pi = 0; pi <= 600; ++pi) {
       MigrationFit f;
       f.per_block_ns = fixed_per_block_ns >= 0 ? fixed_per_block_ns : 250.0 * ci;  // 0 .. 100 us
-      f.peak_gbps = 1.0 + 0.25 * pi;                                                   // 1 .. 151 GB/s
+      f.peak_gbps = 1.0 + (max_peak_gbps - 1.0) * pi / 600.0;                         // 1 .. max_peak_gbps
       f.atan_b_per_kib = atan_b_per_kib;
       f.latency_ns = latency_ns;
       double err = 0;
@@ -279,6 +279,32 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   out["cpu.first_touch_cost"] = toml_duration(std::max(0.0, first - resident));
   out["cpu.fault_cost"] = toml_duration(std::max(0.0, fault));
   if (read_fault) out["cpu.read_fault_cost"] = toml_duration(std::max(0.0, *read_fault));
+
+  // Two GPUs ("peer", when the calibration ran with two): the peer link from
+  // explicit peer copies, the peak and the per-block driver cost of peer
+  // migrations from peer prefetches, remote peer reads from AccessedBy kernels.
+  if (raw.contains("peer")) {
+    const nlohmann::json& peer = raw.at("peer");
+    std::vector<SizeSample> copies;
+    for (const auto& c : need(peer, "copies")) copies.push_back({c.at("bytes").get<double>(), c.at("time_ns").get<double>()});
+    const LinkFit link = fit_link(copies);
+    std::vector<MigrationSample> prefetches;
+    for (const auto& p : need(peer, "prefetch"))
+      if (p.at("bytes").get<double>() >= kMinPrefetchFitBytes)
+        prefetches.push_back({p.at("bytes").get<double>(), p.at("time_ns").get<double>()});
+    if (prefetches.empty()) throw std::runtime_error("calibration data: peer prefetch needs samples of at least 1 MiB");
+    const MigrationFit mig = fit_migration(prefetches, link.atan_b_per_kib, link.latency_ns, -1, 901);
+    out["link.gpu_to_gpu.latency"] = toml_duration(link.latency_ns);
+    out["link.gpu_to_gpu.curve"] = "\"atan\"";
+    out["link.gpu_to_gpu.peak_gbps"] = gbps(mig.peak_gbps);
+    out["link.gpu_to_gpu.atan_b_per_kib"] = fmt::format("{:.5f}", link.atan_b_per_kib);
+    out["prefetch.peer_va_block_cost"] = toml_duration(mig.per_block_ns);
+    std::vector<double> reads;
+    for (const auto& r : need(peer, "remote"))
+      reads.push_back(r.at("bytes").get<double>() /
+                      std::max(1.0, r.at("time_ns").get<double>() - r.at("launch_overhead_ns").get<double>()));
+    out["remote.gpu_to_gpu_gbps"] = gbps(median(reads));
+  }
 
   // Remote (zero-copy) page accesses from the GPU to pinned host memory.
   std::vector<double> remote;

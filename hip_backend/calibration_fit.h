@@ -47,9 +47,10 @@ struct MigrationFit {
   double rms_rel_error = 0;
   double predict_ns(double bytes) const;
 };
-// fixed_per_block_ns >= 0 fixes the per-block cost and fits the peak only.
+// fixed_per_block_ns >= 0 fixes the per-block cost and fits the peak only; the
+// peak is searched from 1 GB/s to max_peak_gbps (NVLink reaches hundreds).
 MigrationFit fit_migration(const std::vector<MigrationSample>& samples, double atan_b_per_kib, double latency_ns,
-                           double fixed_per_block_ns = -1);
+                           double fixed_per_block_ns = -1, double max_peak_gbps = 151);
 
 // Non-negative least squares for small systems (rows x cols, cols <= 8):
 // minimises |A x - y|^2 with x >= 0 by projected coordinate descent.

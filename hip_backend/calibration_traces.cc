@@ -102,6 +102,26 @@ BuiltTrace remote_trace(Bytes bytes, int reps) {
   return b.sync().free("P").free("M").free("U").build();
 }
 
+BuiltTrace peer_prefetch_trace(Bytes bytes) {
+  return TraceBuilder()
+      .alloc("A", bytes)
+      .cpu_write("A")
+      .phase("to_gpu0").prefetch("A", Processor::gpu(0)).sync()
+      .phase("to_gpu1").prefetch("A", Processor::gpu(1)).sync()
+      .phase("end").free("A")
+      .build();
+}
+
+BuiltTrace peer_remote_trace(Bytes bytes, int reps) {
+  TraceBuilder b;
+  b.alloc("A", bytes).cpu_write("A")
+      .advise("A", Advice::kSetPreferredLocation, Processor::gpu(0))
+      .advise("A", Advice::kSetAccessedBy, Processor::gpu(1))
+      .prefetch("A", Processor::gpu(0)).sync();
+  for (int r = 0; r < reps; ++r) b.kernel("peer_read", 1).read("A").end();
+  return b.sync().free("A").build();
+}
+
 BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns) {
   TraceBuilder b;
   for (trace::Nanos ns : compute_ns) b.kernel("spin", 0, ns).end();

@@ -41,6 +41,16 @@ trace::BuiltTrace resident_trace(trace::Bytes bytes, int reps);
 // Zero-copy reads: kernels "pinned", "mapped" and "accessed_by", `reps` rounds.
 trace::BuiltTrace remote_trace(trace::Bytes bytes, int reps);
 
+// Two GPUs: a CPU-written buffer prefetched to gpu0 (phase "to_gpu0"), then
+// to gpu1 (phase "to_gpu1": a peer migration), phase "end" frees it.
+trace::BuiltTrace peer_prefetch_trace(trace::Bytes bytes);
+// The phase index of "to_gpu1" in peer_prefetch_trace.
+constexpr std::size_t kPeerPrefetchPhase = 2;
+
+// Two GPUs: a buffer resident on gpu0 (preferred location) read by gpu1
+// through AccessedBy, i.e. over a remote peer mapping: kernels "peer_read".
+trace::BuiltTrace peer_remote_trace(trace::Bytes bytes, int reps);
+
 // Kernels with no accesses and the given compute times (spin accuracy).
 trace::BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns);
 

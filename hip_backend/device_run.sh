@@ -62,12 +62,16 @@ for step in "$@"; do
       "$bin" replay traces/validation/v05_prefetch_before_kernel.umt --json "$res/hw/smoke.json" 2>&1 | tee -a "$res/logs/run.log"
       ;;
     calibrate)
-      log "calibrate"
-      cp profiles/h200-pcie5.toml "$res/raw/h200-pcie5.before.toml"
-      timeout 300 "$bin" calibrate --out profiles/h200-pcie5.toml --raw "$res/raw/calibration.json" \
+      # With two GPUs the calibration adds the peer runs, whose keys only the
+      # two-GPU profile has.
+      profile=h200-pcie5
+      (($(nvidia-smi -L | grep -c '^GPU') >= 2)) && profile=h200x2-nvlink
+      log "calibrate ($profile)"
+      cp "profiles/$profile.toml" "$res/raw/$profile.before.toml"
+      timeout 300 "$bin" calibrate --out "profiles/$profile.toml" --raw "$res/raw/calibration.json" \
         >"$res/logs/calibrate.log" 2>&1
       log "calibrate exit $?"
-      cp profiles/h200-pcie5.toml "$res/raw/h200-pcie5.toml"
+      cp "profiles/$profile.toml" "$res/raw/$profile.toml"
       ;;
     suite | suite2)
       # Each replay runs two passes (times without UM counters, counters with them).

@@ -60,6 +60,12 @@ inline hipError_t hipMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKin
   return cudaMemcpyAsync(d, s, n, k, st);
 }
 inline hipError_t hipMemset(void* p, int v, size_t n) { return cudaMemset(p, v, n); }
+inline hipError_t hipMemcpyPeerAsync(void* d, int dd, const void* s, int sd, size_t n, hipStream_t st) {
+  return cudaMemcpyPeerAsync(d, dd, s, sd, n, st);
+}
+inline hipError_t hipDeviceCanAccessPeer(int* can, int d, int peer) { return cudaDeviceCanAccessPeer(can, d, peer); }
+inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned flags) { return cudaDeviceEnablePeerAccess(peer, flags); }
+inline constexpr hipError_t hipErrorPeerAccessAlreadyEnabled = cudaErrorPeerAccessAlreadyEnabled;
 
 // HIP takes a device ordinal (hipCpuDeviceId for the host); CUDA 13 a location.
 inline cudaMemLocation umsim_cuda_location(int device) {

@@ -29,15 +29,18 @@ void Engine::on_prefetch(const Event& e) {
     const std::uint64_t lo = std::max(first, base);
     const std::uint64_t hi = std::min(last + 1, base + kPagesPerBlock);
     PageMask migrate, duplicate;
+    bool from_peers_only = dest.is_gpu();  // every page comes from another GPU's copy
     for (std::uint64_t p = lo; p < hi; ++p) {
       const PageState& st = a.pages[p];
       if (st.copies & dbit) continue;
       if (!st.copies && !vendor_.prefetch_whole_range) continue;
       if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) duplicate.set(p - base);
       else migrate.set(p - base);
+      if (!st.copies || !copy_source(st.copies, dest).is_gpu()) from_peers_only = false;
     }
     if (migrate.none() && duplicate.none()) continue;
-    t += profile_.prefetch_va_block_ns;  // driver work; the copies queue on the copy engines
+    // Driver work per block; the copies queue on the copy engines.
+    t += from_peers_only ? profile_.prefetch_peer_block_ns() : profile_.prefetch_va_block_ns;
     Nanos end = t;
     if (migrate.any()) end = std::max(end, move_pages(slot, block, migrate, dest, false, t, &moved));
     if (duplicate.any()) end = std::max(end, move_pages(slot, block, duplicate, dest, true, t, &moved));

@@ -248,8 +248,9 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
-    t.only({"va_block_cost"});
+    t.only({"va_block_cost", "peer_va_block_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
+    if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
     t.finish();
   }
   {
@@ -317,7 +318,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
               {"page_access_cost_ns", p.cpu_access_ns},
               {"page_read_cost_ns", p.cpu_read_access_ns()}};
   j["remote"] = {{"gpu_to_host_gbps", p.remote_gpu_to_host_gbps}, {"gpu_to_gpu_gbps", p.remote_gpu_to_peer_gbps}};
-  j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns}};
+  j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns}, {"peer_va_block_cost_ns", p.prefetch_peer_block_ns()}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
   j["host"] = {{"pinned_copy_gbps", p.pinned_copy_gbps}, {"pageable_copy_gbps", p.pageable_copy_gbps}};
   return j;

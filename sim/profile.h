@@ -85,6 +85,11 @@ struct HardwareProfile {
 
   // [prefetch]: explicit prefetch servicing.
   Nanos prefetch_va_block_ns = 0;  // per VA block migrated by a prefetch hint
+  // A VA block prefetched to a GPU entirely from a peer GPU's copies: the
+  // driver's work differs from a host migration (no CPU page tables to walk).
+  // Unset: prefetch_va_block_ns.
+  std::optional<Nanos> prefetch_peer_va_block_ns;
+  Nanos prefetch_peer_block_ns() const { return prefetch_peer_va_block_ns.value_or(prefetch_va_block_ns); }
 
   // [eviction]
   Nanos eviction_chunk_ns = 0;     // per evicted chunk, excluding the write-back copy

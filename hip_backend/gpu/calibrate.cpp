@@ -97,6 +97,85 @@ ReplayOptions with_counters(bool on) {
   return o;
 }
 
+// Two GPUs (gpu0 -> gpu1): explicit peer copies by size (the peer link), peer
+// prefetches by size (the driver's per-VA-block cost of a peer migration) and
+// gpu1 reading gpu0-resident memory through AccessedBy (remote peer reads).
+nlohmann::ordered_json peer_calibration(const CalibrateOptions& o) {
+  nlohmann::ordered_json peer;
+  int can01 = 0, can10 = 0;
+  UMSIM_GPU_CHECK(hipDeviceCanAccessPeer(&can01, 0, 1));
+  UMSIM_GPU_CHECK(hipDeviceCanAccessPeer(&can10, 1, 0));
+  peer["can_access_peer"] = can01 && can10;
+  const Bytes largest = o.quick ? 128 * MiB : 512 * MiB;
+  for (int d : {0, 1}) {
+    std::size_t free_b = 0, total_b = 0;
+    UMSIM_GPU_CHECK(hipSetDevice(d));
+    UMSIM_GPU_CHECK(hipMemGetInfo(&free_b, &total_b));
+    if (2 * largest > safe_managed_limit(free_b))
+      throw UnsafeTraceError("peer calibration needs " + std::to_string(2 * largest >> 20) + " MiB on gpu" +
+                             std::to_string(d) + ", more than half of its free memory");
+  }
+
+  say(o, "peer copies");
+  const Bytes copy_max = 256 * MiB;
+  void* src = nullptr;
+  void* dst = nullptr;
+  UMSIM_GPU_CHECK(hipSetDevice(0));
+  UMSIM_GPU_CHECK(hipMalloc(&src, copy_max));
+  UMSIM_GPU_CHECK(hipMemset(src, 1, copy_max));
+  UMSIM_GPU_CHECK(hipSetDevice(1));
+  UMSIM_GPU_CHECK(hipMalloc(&dst, copy_max));
+  if (can10) {
+    const hipError_t e = hipDeviceEnablePeerAccess(0, 0);
+    if (e != hipSuccess && e != hipErrorPeerAccessAlreadyEnabled) UMSIM_GPU_CHECK(e);
+    (void)hipGetLastError();
+  }
+  hipStream_t st;
+  UMSIM_GPU_CHECK(hipStreamCreateWithFlags(&st, hipStreamNonBlocking));
+  hipEvent_t a, b;
+  UMSIM_GPU_CHECK(hipEventCreate(&a));
+  UMSIM_GPU_CHECK(hipEventCreate(&b));
+  peer["copies"] = nlohmann::ordered_json::array();
+  for (Bytes size = 4 * KiB; size <= copy_max; size *= 4) {
+    std::vector<std::uint64_t> t;
+    for (int rep = 0; rep < (o.quick ? 3 : 7); ++rep) {
+      UMSIM_GPU_CHECK(hipEventRecord(a, st));
+      UMSIM_GPU_CHECK(hipMemcpyPeerAsync(dst, 1, src, 0, size, st));
+      UMSIM_GPU_CHECK(hipEventRecord(b, st));
+      UMSIM_GPU_CHECK(hipEventSynchronize(b));
+      if (rep > 0) t.push_back(event_ns(a, b));  // first is a warm-up
+    }
+    peer["copies"].push_back({{"bytes", size}, {"time_ns", median(t)}});
+  }
+  UMSIM_GPU_CHECK(hipEventDestroy(a));
+  UMSIM_GPU_CHECK(hipEventDestroy(b));
+  UMSIM_GPU_CHECK(hipStreamDestroy(st));
+  UMSIM_GPU_CHECK(hipFree(dst));
+  UMSIM_GPU_CHECK(hipSetDevice(0));
+  UMSIM_GPU_CHECK(hipFree(src));
+
+  say(o, "peer prefetch");
+  peer["prefetch"] = nlohmann::ordered_json::array();
+  for (Bytes size = 2 * MiB; size <= largest; size *= 4) {
+    const Plan plan = plan_of(peer_prefetch_trace(size), "peer_prefetch");
+    for (int rep = 0; rep < (o.quick ? 2 : 3); ++rep) {
+      const Measurements r = replay_plan(plan, with_counters(false));
+      peer["prefetch"].push_back({{"bytes", size},
+                                  {"blocks", (size + 2 * MiB - 1) / (2 * MiB)},
+                                  {"time_ns", r.phases[kPeerPrefetchPhase].time_ns}});
+    }
+  }
+
+  say(o, "peer remote reads");
+  const Bytes remote_bytes = 256 * MiB;
+  const Measurements r = replay_plan(plan_of(peer_remote_trace(remote_bytes, 3), "peer_remote"), with_counters(false));
+  peer["remote"] = nlohmann::ordered_json::array();
+  for (const auto& k : r.kernels)
+    peer["remote"].push_back(
+        {{"bytes", remote_bytes}, {"time_ns", k.time_ns}, {"launch_overhead_ns", r.launch_overhead_ns}});
+  return peer;
+}
+
 }  // namespace
 
 int probe_counters() {
@@ -252,6 +331,10 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
     UMSIM_GPU_CHECK(hipHostFree(pinned));
     UMSIM_GPU_CHECK(hipFree(dev));
   }
+
+  int devices = 0;
+  UMSIM_GPU_CHECK(hipGetDeviceCount(&devices));
+  if (devices >= 2) raw["peer"] = peer_calibration(o);
 
   // 2. Counts, with UM counters (times of these passes are not used).
   std::string why;

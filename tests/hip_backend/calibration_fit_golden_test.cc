@@ -1,6 +1,7 @@
 // fit_profile on the checked-in calibration sessions of the H200: the latest
-// reproduces the committed fit_values.txt exactly, and sessions recorded before
-// the CPU read runs existed still fit (without the read keys).
+// single-GPU and two-GPU sessions reproduce their committed fit_values.txt
+// exactly, and sessions recorded before the CPU read runs existed still fit
+// (without the read keys).
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -31,6 +32,18 @@ TEST(CalibrationFitGoldenTest, LatestSessionReproducesFitValues) {
   EXPECT_EQ(printed, slurp("profiles/raw/h200-pcie5/fit_values.txt"));
   EXPECT_TRUE(values.count("cpu.page_read_cost"));
   EXPECT_TRUE(values.count("cpu.read_fault_cost"));
+}
+
+// The two-GPU session adds the peer keys (NVLink link, peer prefetch, peer reads).
+TEST(CalibrationFitGoldenTest, TwoGpuSessionReproducesFitValuesWithPeerKeys) {
+  const auto values = fit_file("profiles/raw/h200x2-nvlink/calibration.json");
+  std::string printed;
+  for (const auto& [k, v] : values) printed += k + " = " + v + "\n";
+  EXPECT_EQ(printed, slurp("profiles/raw/h200x2-nvlink/fit_values.txt"));
+  for (const char* key : {"link.gpu_to_gpu.peak_gbps", "link.gpu_to_gpu.latency", "prefetch.peer_va_block_cost",
+                          "remote.gpu_to_gpu_gbps"})
+    EXPECT_TRUE(values.count(key)) << key;
+  EXPECT_FALSE(fit_file("profiles/raw/h200-pcie5/calibration.json").count("prefetch.peer_va_block_cost"));
 }
 
 TEST(CalibrationFitGoldenTest, SessionsBeforeReadRunsFitWithoutReadKeys) {

@@ -174,6 +174,28 @@ TEST(Timing, DuplicationCopiesFromThePeerGpu) {
   EXPECT_EQ(host.kernels[1].counters.time_ns - peer.kernels[1].counters.time_ns, 2024u - 1512u);
 }
 
+// A prefetch whose pages all come from a peer GPU pays the peer per-block cost
+// (200 ns here) instead of the host one (500 ns): gpu0 writes one page, a
+// prefetch moves it to gpu1 (200 + peer copy 1000 + 512).
+TEST(Timing, PeerPrefetchHasItsOwnBlockCost) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .kernel("producer", 0, 0)
+                     .write("A")
+                     .end()
+                     .sync()
+                     .prefetch("A", Processor::gpu(1))
+                     .sync()
+                     .build();
+  HardwareProfile p = round_profile(2);
+  const Nanos host_cost = replay(t, options_for(p)).total.time_ns;
+  p.prefetch_peer_va_block_ns = 200;
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.total.bytes_peer, 4096u);
+  EXPECT_EQ(r.total.time_ns, 12100u + 200 + 1000 + 512);
+  EXPECT_EQ(host_cost - r.total.time_ns, 500u - 200u);
+}
+
 TEST(Timing, AmdPeerMigrationGoesThroughTheHost) {
   const auto t = TraceBuilder()
                      .alloc("A", 4_KiB)

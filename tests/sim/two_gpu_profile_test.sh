@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # profiles/h200x2-nvlink.toml is the calibrated single-GPU profile with two GPUs
-# and NVLink: exactly what profiles/derive_h200x2.py writes from h200-pcie5.toml
-# (a recalibration that forgets to re-derive it fails here).
+# and the two-GPU calibration's GPU-to-GPU values: exactly what
+# profiles/derive_h200x2.py writes (a recalibration that forgets to re-derive
+# it fails here). Without a fit the script falls back to published NVLink numbers.
 set -uo pipefail
-derive=$1 single=$2 two=$3
+derive=$1 single=$2 fit=$3 two=$4
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
-python3 "$derive" "$single" >"$tmp/derived.toml" || { echo "FAIL: derive_h200x2.py failed"; exit 1; }
-diff -u "$two" "$tmp/derived.toml" || { echo "FAIL: $two is stale; run: python3 profiles/derive_h200x2.py profiles/h200-pcie5.toml > profiles/h200x2-nvlink.toml"; exit 1; }
+python3 "$derive" "$single" "$fit" >"$tmp/derived.toml" || { echo "FAIL: derive_h200x2.py failed"; exit 1; }
+diff -u "$two" "$tmp/derived.toml" ||
+  { echo "FAIL: $two is stale; run: python3 profiles/derive_h200x2.py $single $fit > $two"; exit 1; }
 grep -q '^count = 2$' "$tmp/derived.toml" || { echo "FAIL: no 'count = 2'"; exit 1; }
-grep -q '^peak_gbps = 450.0$' "$tmp/derived.toml" || { echo "FAIL: no NVLink peak"; exit 1; }
+grep -q '^peer_va_block_cost = ' "$tmp/derived.toml" || { echo "FAIL: no prefetch.peer_va_block_cost"; exit 1; }
+python3 "$derive" "$single" >"$tmp/published.toml" || { echo "FAIL: published mode"; exit 1; }
+grep -q '^peak_gbps = 450.0$' "$tmp/published.toml" || { echo "FAIL: no published NVLink peak"; exit 1; }
+printf 'cpu.fault_cost = "1ns"\n' >"$tmp/single_gpu_fit.txt"
+python3 "$derive" "$single" "$tmp/single_gpu_fit.txt" >"$tmp/out" 2>&1 && { echo "FAIL: a fit without peer values was accepted"; exit 1; }
+grep -q "no two-GPU values" "$tmp/out" || { echo "FAIL: unclear error: $(cat "$tmp/out")"; exit 1; }
 python3 "$derive" >/dev/null 2>&1 && { echo "FAIL: no usage error"; exit 1; }
 echo PASS
