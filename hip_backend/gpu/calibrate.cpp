@@ -10,10 +10,10 @@
 #include <set>
 #include <vector>
 
+#include "hip_backend/calibration_traces.h"
 #include "hip_backend/gpu/gpu_api.h"
 #include "hip_backend/gpu/replay_runtime.h"
 #include "hip_backend/gpu/um_counter_source.h"
-#include "hip_backend/calibration_traces.h"
 #include "hip_backend/plan.h"
 #include "traces/memory_trace_reader.h"
 
