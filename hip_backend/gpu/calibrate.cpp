@@ -91,6 +91,45 @@ std::uint64_t median(std::vector<std::uint64_t> v) {
   return v[v.size() / 2];
 }
 
+// Times asynchronous operations on a stream of its own, with a pair of events.
+class StreamTimer {
+ public:
+  StreamTimer() {
+    UMSIM_GPU_CHECK(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking));
+    UMSIM_GPU_CHECK(hipEventCreate(&begin_));
+    UMSIM_GPU_CHECK(hipEventCreate(&end_));
+  }
+  ~StreamTimer() {
+    (void)hipEventDestroy(begin_);
+    (void)hipEventDestroy(end_);
+    (void)hipStreamDestroy(stream_);
+  }
+  StreamTimer(const StreamTimer&) = delete;
+  StreamTimer& operator=(const StreamTimer&) = delete;
+
+  // The time of what `issue` enqueues on the stream.
+  template <typename F>
+  std::uint64_t once(F issue) {
+    UMSIM_GPU_CHECK(hipEventRecord(begin_, stream_));
+    UMSIM_GPU_CHECK(issue(stream_));
+    UMSIM_GPU_CHECK(hipEventRecord(end_, stream_));
+    UMSIM_GPU_CHECK(hipEventSynchronize(end_));
+    return event_ns(begin_, end_);
+  }
+  // The median of `reps` timings after one warm-up.
+  template <typename F>
+  std::uint64_t median_of(int reps, F issue) {
+    once(issue);
+    std::vector<std::uint64_t> t;
+    for (int r = 0; r < reps; ++r) t.push_back(once(issue));
+    return median(t);
+  }
+
+ private:
+  hipStream_t stream_ = nullptr;
+  hipEvent_t begin_ = nullptr, end_ = nullptr;
+};
+
 ReplayOptions with_counters(bool on) {
   ReplayOptions o;
   o.counters = on;
@@ -130,26 +169,16 @@ nlohmann::ordered_json peer_calibration(const CalibrateOptions& o) {
     if (e != hipSuccess && e != hipErrorPeerAccessAlreadyEnabled) UMSIM_GPU_CHECK(e);
     (void)hipGetLastError();
   }
-  hipStream_t st;
-  UMSIM_GPU_CHECK(hipStreamCreateWithFlags(&st, hipStreamNonBlocking));
-  hipEvent_t a, b;
-  UMSIM_GPU_CHECK(hipEventCreate(&a));
-  UMSIM_GPU_CHECK(hipEventCreate(&b));
-  peer["copies"] = nlohmann::ordered_json::array();
-  for (Bytes size = 4 * KiB; size <= copy_max; size *= 4) {
-    std::vector<std::uint64_t> t;
-    for (int rep = 0; rep < (o.quick ? 3 : 7); ++rep) {
-      UMSIM_GPU_CHECK(hipEventRecord(a, st));
-      UMSIM_GPU_CHECK(hipMemcpyPeerAsync(dst, 1, src, 0, size, st));
-      UMSIM_GPU_CHECK(hipEventRecord(b, st));
-      UMSIM_GPU_CHECK(hipEventSynchronize(b));
-      if (rep > 0) t.push_back(event_ns(a, b));  // first is a warm-up
+  {
+    StreamTimer timer;
+    peer["copies"] = nlohmann::ordered_json::array();
+    for (Bytes size = 4 * KiB; size <= copy_max; size *= 4) {
+      const std::uint64_t ns = timer.median_of(o.quick ? 2 : 6, [&](hipStream_t st) {
+        return hipMemcpyPeerAsync(dst, 1, src, 0, size, st);
+      });
+      peer["copies"].push_back({{"bytes", size}, {"time_ns", ns}});
     }
-    peer["copies"].push_back({{"bytes", size}, {"time_ns", median(t)}});
   }
-  UMSIM_GPU_CHECK(hipEventDestroy(a));
-  UMSIM_GPU_CHECK(hipEventDestroy(b));
-  UMSIM_GPU_CHECK(hipStreamDestroy(st));
   UMSIM_GPU_CHECK(hipFree(dst));
   UMSIM_GPU_CHECK(hipSetDevice(0));
   UMSIM_GPU_CHECK(hipFree(src));
@@ -280,29 +309,19 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
     UMSIM_GPU_CHECK(hipMalloc(&dev, max_bytes));
     std::vector<char> pageable(max_bytes, 1);
     std::memset(pinned, 1, max_bytes);
-    hipStream_t st;
-    UMSIM_GPU_CHECK(hipStreamCreateWithFlags(&st, hipStreamNonBlocking));
-    hipEvent_t a, b;
-    UMSIM_GPU_CHECK(hipEventCreate(&a));
-    UMSIM_GPU_CHECK(hipEventCreate(&b));
+    StreamTimer timer;
     raw["copies"] = nlohmann::ordered_json::array();
     for (const char* memory : {"pinned", "pageable"})
       for (const char* dir : {"h2d", "d2h"})
         for (Bytes size = 4 * KiB; size <= max_bytes; size *= 4) {
           if (std::string(memory) == "pageable" && size < 1 * MiB) continue;
           void* host = std::string(memory) == "pinned" ? pinned : static_cast<void*>(pageable.data());
-          std::vector<std::uint64_t> t;
-          for (int rep = 0; rep < (o.quick ? 3 : 7); ++rep) {
-            UMSIM_GPU_CHECK(hipEventRecord(a, st));
-            if (std::string(dir) == "h2d")
-              UMSIM_GPU_CHECK(hipMemcpyAsync(dev, host, size, hipMemcpyHostToDevice, st));
-            else
-              UMSIM_GPU_CHECK(hipMemcpyAsync(host, dev, size, hipMemcpyDeviceToHost, st));
-            UMSIM_GPU_CHECK(hipEventRecord(b, st));
-            UMSIM_GPU_CHECK(hipEventSynchronize(b));
-            if (rep > 0) t.push_back(event_ns(a, b));  // first is a warm-up
-          }
-          raw["copies"].push_back({{"memory", memory}, {"direction", dir}, {"bytes", size}, {"time_ns", median(t)}});
+          const bool h2d = std::string(dir) == "h2d";
+          const std::uint64_t ns = timer.median_of(o.quick ? 2 : 6, [&](hipStream_t st) {
+            return h2d ? hipMemcpyAsync(dev, host, size, hipMemcpyHostToDevice, st)
+                       : hipMemcpyAsync(host, dev, size, hipMemcpyDeviceToHost, st);
+          });
+          raw["copies"].push_back({{"memory", memory}, {"direction", dir}, {"bytes", size}, {"time_ns", ns}});
         }
 
     say(o, "prefetch");
@@ -315,19 +334,13 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
       for (int rep = 0; rep < (o.quick ? 2 : 3); ++rep)
         for (const char* dir : {"h2d", "d2h"}) {
           const int to = std::string(dir) == "h2d" ? 0 : hipCpuDeviceId;
-          UMSIM_GPU_CHECK(hipEventRecord(a, st));
-          UMSIM_GPU_CHECK(hipMemPrefetchAsync(u, size, to, st));
-          UMSIM_GPU_CHECK(hipEventRecord(b, st));
-          UMSIM_GPU_CHECK(hipEventSynchronize(b));
+          const std::uint64_t ns = timer.once([&](hipStream_t st) { return hipMemPrefetchAsync(u, size, to, st); });
           raw["prefetch"].push_back({{"direction", dir},
                                      {"bytes", size},
                                      {"blocks", (size + 2 * MiB - 1) / (2 * MiB)},
-                                     {"time_ns", event_ns(a, b)}});
+                                     {"time_ns", ns}});
         }
     UMSIM_GPU_CHECK(hipFree(u));
-    UMSIM_GPU_CHECK(hipEventDestroy(a));
-    UMSIM_GPU_CHECK(hipEventDestroy(b));
-    UMSIM_GPU_CHECK(hipStreamDestroy(st));
     UMSIM_GPU_CHECK(hipHostFree(pinned));
     UMSIM_GPU_CHECK(hipFree(dev));
   }
