@@ -172,6 +172,16 @@ TEST(Timing, DuplicationCopiesFromThePeerGpu) {
   EXPECT_EQ(host.total.bytes_peer, 0u);
   ASSERT_EQ(peer.kernels.size(), 2u);
   EXPECT_EQ(host.kernels[1].counters.time_ns - peer.kernels[1].counters.time_ns, 2024u - 1512u);
+  // Where GPU-to-GPU copies are staged through the host (AMD), the CPU's copy
+  // is the closer one: nothing crosses between the GPUs.
+  p.peer_access = true;
+  EngineOptions amd = options_for(p);
+  amd.vendor = VendorSemantics::amd_xnack_on();
+  amd.vendor.read_mostly_duplicates = true;  // to duplicate at all (AMD itself does not)
+  const Result staged = replay(t, amd);
+  EXPECT_EQ(staged.total.bytes_peer, 0u);
+  EXPECT_EQ(staged.total.bytes_d2h, 0u);
+  EXPECT_EQ(staged.total.bytes_h2d, 8192u);  // both GPUs copy from the CPU
 }
 
 // A prefetch whose pages all come from a peer GPU pays the peer per-block cost
