@@ -22,6 +22,7 @@ calibrated in several sessions). CPU runs come from the last file only.
 
 usage: tune_profile.py PROFILE.toml UMSIM_BINARY CALIBRATION_TRACES_TOOL RAW.json [RAW.json ...]
 """
+import concurrent.futures
 import itertools
 import json
 import os
@@ -54,7 +55,7 @@ def set_values(toml, values):
 
 
 def run_sim(umsim, trace, profile, tmp):
-    out = os.path.join(tmp, "r.json")
+    out = os.path.join(tmp, os.path.basename(trace) + ".json")  # one file per trace: runs may be concurrent
     subprocess.run([umsim, "replay", trace, "--profile", profile, "--json", out, "-q"], check=True)
     with open(out) as f:
         return json.load(f)
@@ -138,13 +139,15 @@ def main():
         access["gpu.access_gbps"] = str(round(statistics.median(
             r["bytes"] / (r["time_ns"] - r["launch_overhead_ns"]) for r in resident)))
 
+    # The replays of one grid point run side by side, one per core (each is a
+    # single-threaded, deterministic process), so the result does not depend on it.
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+
     def errors_for(values, which=None):
         open(prof, "w").write(set_values(base, values))
-        errs = []
-        for path, hw in (runs if which is None else which):
-            r = run_sim(umsim, path, prof, tmp)
-            errs.append((r["kernels"][0]["counters"]["time_ns"] - hw) / hw)
-        return errs
+        chosen = runs if which is None else which
+        results = pool.map(lambda run: run_sim(umsim, run[0], prof, tmp), chosen)
+        return [(r["kernels"][0]["counters"]["time_ns"] - hw) / hw for r, (_, hw) in zip(results, chosen)]
 
     best = None
     # gpu.access_lanes: how many slices of a range a kernel's warps sweep at once
