@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "traces/event_factory.h"
+
 namespace umsim::trace {
 
 TraceBuilder& TraceBuilder::raw(Event e, std::string_view name) {
@@ -11,20 +13,11 @@ TraceBuilder& TraceBuilder::raw(Event e, std::string_view name) {
 }
 
 TraceBuilder& TraceBuilder::alloc(std::string_view name, Bytes size, AllocKind kind, Processor placement) {
-  Event e;
-  e.kind = EventKind::kAlloc;
-  e.op = static_cast<std::uint8_t>(kind);
-  e.length = size;
-  e.processor = placement;
   sizes_.emplace_back(std::string(name), size);
-  return raw(e, name);
+  return raw(events::alloc(size, kind, placement), name);
 }
 
-TraceBuilder& TraceBuilder::free(std::string_view name) {
-  Event e;
-  e.kind = EventKind::kFree;
-  return raw(e, name);
-}
+TraceBuilder& TraceBuilder::free(std::string_view name) { return raw(events::of_kind(EventKind::kFree), name); }
 
 Bytes TraceBuilder::size_of(std::string_view name) const {
   for (auto it = sizes_.rbegin(); it != sizes_.rend(); ++it)
@@ -44,13 +37,7 @@ TraceBuilder& TraceBuilder::access(EventKind kind, AccessType type, std::string_
   if ((kind == EventKind::kGpuAccess) != in_kernel_)
     throw std::logic_error(kind == EventKind::kGpuAccess ? "TraceBuilder: GPU access outside a kernel"
                                                          : "TraceBuilder: CPU access inside a kernel");
-  Event e;
-  e.kind = kind;
-  e.op = static_cast<std::uint8_t>(type);
-  e.offset = offset;
-  e.length = resolve_length(name, offset, length);
-  e.stride = stride;
-  e.count = count;
+  Event e = events::access(kind, type, offset, resolve_length(name, offset, length), stride, count);
   if (kind == EventKind::kCpuAccess) e.processor = Processor::cpu();
   return raw(e, name);
 }
@@ -78,12 +65,7 @@ TraceBuilder& TraceBuilder::page_reads(std::string_view name, std::uint64_t firs
 
 TraceBuilder& TraceBuilder::kernel(std::string_view name, int gpu, Nanos compute_ns, StreamId stream) {
   if (in_kernel_) throw std::logic_error("TraceBuilder: kernel opened inside a kernel");
-  Event e;
-  e.kind = EventKind::kKernelBegin;
-  e.processor = Processor::gpu(gpu);
-  e.stream = stream;
-  e.duration = compute_ns;
-  raw(e, name);
+  raw(events::kernel_begin(gpu, stream, compute_ns), name);
   in_kernel_ = true;
   return *this;
 }
@@ -91,75 +73,33 @@ TraceBuilder& TraceBuilder::kernel(std::string_view name, int gpu, Nanos compute
 TraceBuilder& TraceBuilder::end() {
   if (!in_kernel_) throw std::logic_error("TraceBuilder: end() without an open kernel");
   in_kernel_ = false;
-  Event e;
-  e.kind = EventKind::kKernelEnd;
-  return raw(e);
+  return raw(events::of_kind(EventKind::kKernelEnd));
 }
 
 TraceBuilder& TraceBuilder::prefetch(std::string_view name, Processor destination, StreamId stream, Bytes offset,
                                      Bytes length) {
-  Event e;
-  e.kind = EventKind::kPrefetch;
-  e.processor = destination;
-  e.stream = stream;
-  e.offset = offset;
-  e.length = resolve_length(name, offset, length);
-  return raw(e, name);
+  return raw(events::prefetch(offset, resolve_length(name, offset, length), destination, stream), name);
 }
 
 TraceBuilder& TraceBuilder::advise(std::string_view name, Advice advice, Processor target, Bytes offset,
                                    Bytes length) {
-  Event e;
-  e.kind = EventKind::kAdvise;
-  e.op = static_cast<std::uint8_t>(advice);
-  e.processor = target;
-  e.offset = offset;
-  e.length = resolve_length(name, offset, length);
-  return raw(e, name);
+  return raw(events::advise(advice, offset, resolve_length(name, offset, length), target), name);
 }
 
-TraceBuilder& TraceBuilder::sync() {
-  Event e;
-  e.kind = EventKind::kSync;
-  e.op = static_cast<std::uint8_t>(SyncScope::kAll);
-  return raw(e);
-}
-
-TraceBuilder& TraceBuilder::sync_gpu(int gpu) {
-  Event e;
-  e.kind = EventKind::kSync;
-  e.op = static_cast<std::uint8_t>(SyncScope::kGpu);
-  e.processor = Processor::gpu(gpu);
-  return raw(e);
-}
-
+TraceBuilder& TraceBuilder::sync() { return raw(events::sync(SyncScope::kAll)); }
+TraceBuilder& TraceBuilder::sync_gpu(int gpu) { return raw(events::sync(SyncScope::kGpu, Processor::gpu(gpu))); }
 TraceBuilder& TraceBuilder::sync_stream(StreamId stream) {
-  Event e;
-  e.kind = EventKind::kSync;
-  e.op = static_cast<std::uint8_t>(SyncScope::kStream);
-  e.stream = stream;
-  return raw(e);
+  return raw(events::sync(SyncScope::kStream, Processor::none(), stream));
 }
 
 TraceBuilder& TraceBuilder::record(std::string_view event, StreamId stream) {
-  Event e;
-  e.kind = EventKind::kEventRecord;
-  e.stream = stream;
-  return raw(e, event);
+  return raw(events::stream_event(EventKind::kEventRecord, stream), event);
 }
-
 TraceBuilder& TraceBuilder::wait(std::string_view event, StreamId stream) {
-  Event e;
-  e.kind = EventKind::kEventWait;
-  e.stream = stream;
-  return raw(e, event);
+  return raw(events::stream_event(EventKind::kEventWait, stream), event);
 }
 
-TraceBuilder& TraceBuilder::phase(std::string_view name) {
-  Event e;
-  e.kind = EventKind::kPhase;
-  return raw(e, name);
-}
+TraceBuilder& TraceBuilder::phase(std::string_view name) { return raw(events::of_kind(EventKind::kPhase), name); }
 
 BuiltTrace TraceBuilder::build() const {
   if (in_kernel_) throw std::logic_error("TraceBuilder: build() with a kernel still open");

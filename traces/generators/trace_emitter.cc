@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "traces/event_factory.h"
+
 namespace umsim::gen {
 
 using trace::Event;
@@ -19,21 +21,14 @@ void TraceEmitter::emit(const Event& e, std::string_view name) {
 
 void TraceEmitter::phase(std::string_view name) {
   if (in_kernel_) bug("phase marker inside a kernel");
-  Event e;
-  e.kind = EventKind::kPhase;
-  emit(e, name);
+  emit(trace::events::of_kind(EventKind::kPhase), name);
 }
 
 void TraceEmitter::alloc(std::string_view name, Bytes size, AllocKind kind, Processor placement) {
   if (in_kernel_) bug("alloc inside a kernel");
   if (size == 0) bug("empty allocation '" + std::string(name) + "'");
   if (!live_.emplace(std::string(name), size).second) bug("allocation '" + std::string(name) + "' made twice");
-  Event e;
-  e.kind = EventKind::kAlloc;
-  e.op = static_cast<std::uint8_t>(kind);
-  e.length = size;
-  e.processor = placement;
-  emit(e, name);
+  emit(trace::events::alloc(size, kind, placement), name);
 }
 
 void TraceEmitter::free(std::string_view name) {
@@ -41,9 +36,7 @@ void TraceEmitter::free(std::string_view name) {
   auto it = live_.find(name);
   if (it == live_.end()) bug("free of unknown allocation '" + std::string(name) + "'");
   live_.erase(it);
-  Event e;
-  e.kind = EventKind::kFree;
-  emit(e, name);
+  emit(trace::events::of_kind(EventKind::kFree), name);
 }
 
 Bytes TraceEmitter::size_of(std::string_view name) const {
@@ -62,100 +55,58 @@ void TraceEmitter::check_range(std::string_view alloc, Bytes offset, Bytes lengt
 void TraceEmitter::kernel_begin(std::string_view name, int gpu, StreamId stream, Nanos compute) {
   if (in_kernel_) bug("nested kernel '" + std::string(name) + "'");
   in_kernel_ = true;
-  Event e;
-  e.kind = EventKind::kKernelBegin;
-  e.processor = Processor::gpu(gpu);
-  e.stream = stream;
-  e.duration = compute;
-  emit(e, name);
+  emit(trace::events::kernel_begin(gpu, stream, compute), name);
 }
 
 void TraceEmitter::kernel_end() {
   if (!in_kernel_) bug("kernel end without a kernel");
   in_kernel_ = false;
-  Event e;
-  e.kind = EventKind::kKernelEnd;
-  emit(e, {});
+  emit(trace::events::of_kind(EventKind::kKernelEnd), {});
 }
 
 void TraceEmitter::access(std::string_view alloc, AccessType type, Bytes offset, Bytes length, Bytes stride,
                           std::uint32_t count) {
   check_range(alloc, offset, length, "access");
   if (count == 0) bug("access with count 0");
-  Event e;
-  e.kind = in_kernel_ ? EventKind::kGpuAccess : EventKind::kCpuAccess;
-  e.op = static_cast<std::uint8_t>(type);
-  e.offset = offset;
-  e.length = length;
-  e.stride = stride;
-  e.count = count;
-  emit(e, alloc);
+  const EventKind kind = in_kernel_ ? EventKind::kGpuAccess : EventKind::kCpuAccess;
+  emit(trace::events::access(kind, type, offset, length, stride, count), alloc);
 }
 
 void TraceEmitter::prefetch(std::string_view alloc, Bytes offset, Bytes length, Processor to, StreamId stream) {
   if (in_kernel_) bug("prefetch inside a kernel");
   check_range(alloc, offset, length, "prefetch");
-  Event e;
-  e.kind = EventKind::kPrefetch;
-  e.offset = offset;
-  e.length = length;
-  e.processor = to;
-  e.stream = stream;
-  emit(e, alloc);
+  emit(trace::events::prefetch(offset, length, to, stream), alloc);
 }
 
 void TraceEmitter::advise(std::string_view alloc, Advice advice, Bytes offset, Bytes length, Processor target) {
   if (in_kernel_) bug("advise inside a kernel");
   check_range(alloc, offset, length, "advise");
-  Event e;
-  e.kind = EventKind::kAdvise;
-  e.op = static_cast<std::uint8_t>(advice);
-  e.offset = offset;
-  e.length = length;
-  e.processor = target;
-  emit(e, alloc);
+  emit(trace::events::advise(advice, offset, length, target), alloc);
 }
 
 void TraceEmitter::sync_all() {
   if (in_kernel_) bug("sync inside a kernel");
-  Event e;
-  e.kind = EventKind::kSync;
-  e.op = static_cast<std::uint8_t>(trace::SyncScope::kAll);
-  emit(e, {});
+  emit(trace::events::sync(trace::SyncScope::kAll), {});
 }
 
 void TraceEmitter::sync_gpu(int gpu) {
   if (in_kernel_) bug("sync inside a kernel");
-  Event e;
-  e.kind = EventKind::kSync;
-  e.op = static_cast<std::uint8_t>(trace::SyncScope::kGpu);
-  e.processor = Processor::gpu(gpu);
-  emit(e, {});
+  emit(trace::events::sync(trace::SyncScope::kGpu, Processor::gpu(gpu)), {});
 }
 
 void TraceEmitter::sync_stream(StreamId stream) {
   if (in_kernel_) bug("sync inside a kernel");
-  Event e;
-  e.kind = EventKind::kSync;
-  e.op = static_cast<std::uint8_t>(trace::SyncScope::kStream);
-  e.stream = stream;
-  emit(e, {});
+  emit(trace::events::sync(trace::SyncScope::kStream, Processor::none(), stream), {});
 }
 
 void TraceEmitter::event_record(std::string_view event, StreamId stream) {
   if (in_kernel_) bug("event record inside a kernel");
-  Event e;
-  e.kind = EventKind::kEventRecord;
-  e.stream = stream;
-  emit(e, event);
+  emit(trace::events::stream_event(EventKind::kEventRecord, stream), event);
 }
 
 void TraceEmitter::event_wait(std::string_view event, StreamId stream) {
   if (in_kernel_) bug("event wait inside a kernel");
-  Event e;
-  e.kind = EventKind::kEventWait;
-  e.stream = stream;
-  emit(e, event);
+  emit(trace::events::stream_event(EventKind::kEventWait, stream), event);
 }
 
 }  // namespace umsim::gen
