@@ -46,6 +46,28 @@ TEST(CalibrationFitGoldenTest, TwoGpuSessionReproducesFitValuesWithPeerKeys) {
   EXPECT_FALSE(fit_file("profiles/raw/h200-pcie5/calibration.json").count("prefetch.peer_va_block_cost"));
 }
 
+// Damaged two-GPU data fails with the missing piece named.
+TEST(CalibrationFitGoldenTest, TwoGpuDataErrorsNameWhatIsMissing) {
+  const nlohmann::json raw = nlohmann::json::parse(slurp("profiles/raw/h200x2-nvlink/calibration.json"));
+  auto error_of = [](const nlohmann::json& r) {
+    try {
+      fit_profile(r);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  nlohmann::json no_copies = raw;
+  no_copies["peer"].erase("copies");
+  EXPECT_EQ(error_of(no_copies), "calibration data: missing 'copies'");
+  nlohmann::json small = raw;
+  for (auto& p : small["peer"]["prefetch"]) p["bytes"] = 65536;
+  EXPECT_EQ(error_of(small), "calibration data: peer prefetch needs samples of at least 1 MiB");
+  nlohmann::json no_remote = raw;
+  no_remote["peer"].erase("remote");
+  EXPECT_EQ(error_of(no_remote), "calibration data: missing 'remote'");
+}
+
 TEST(CalibrationFitGoldenTest, SessionsBeforeReadRunsFitWithoutReadKeys) {
   const auto values = fit_file("profiles/raw/h200-pcie5/earlier/session3/calibration.json");
   EXPECT_FALSE(values.count("cpu.page_read_cost"));
