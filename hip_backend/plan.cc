@@ -261,4 +261,11 @@ Plan build_plan(trace::TraceReader& reader, const PlanLimits& limits) {
   return builder.finish();
 }
 
+int kernel_streams_on_gpu(const Plan& plan, int gpu) {
+  std::vector<std::uint32_t> streams;
+  for (const PlanKernel& k : plan.kernels)
+    if (k.gpu == gpu && std::find(streams.begin(), streams.end(), k.stream) == streams.end()) streams.push_back(k.stream);
+  return static_cast<int>(streams.size());
+}
+
 }  // namespace umsim::hip

@@ -122,6 +122,12 @@ struct PlanLimits {
 // to device memory, ...).
 Plan build_plan(trace::TraceReader& reader, const PlanLimits& limits = {});
 
+// How many streams launch kernels on `gpu`. Kernels on different streams may
+// run at the same time, so the backend gives each of them a share of the GPU's
+// resident blocks (a touch kernel that filled every SM with spinning blocks
+// would keep a concurrent kernel from starting until it ended).
+int kernel_streams_on_gpu(const Plan& plan, int gpu);
+
 // Incremental form used by build_plan and by tests that build events in code.
 class PlanBuilder {
  public:

@@ -51,7 +51,7 @@ struct GpuSide {
   char** bases = nullptr;
   unsigned* sink = nullptr;
   std::uint64_t clock_khz = 0;
-  int max_blocks = 0;
+  int max_blocks = 0;  // resident blocks a touch kernel may use (shared by concurrent streams)
   int warp_size = 32;
 };
 
@@ -112,7 +112,10 @@ class Runner {
       hipDeviceProp_t prop;
       UMSIM_GPU_CHECK(hipGetDeviceProperties(&prop, g));
       // All blocks resident at once, so the spin after the accesses adds compute time once.
-      s.max_blocks = prop.multiProcessorCount * touch_kernel_blocks_per_sm(kThreads);
+      // Streams that launch kernels on this GPU split the resident blocks, so
+      // their kernels really run side by side.
+      s.max_blocks = std::max(1, prop.multiProcessorCount * touch_kernel_blocks_per_sm(kThreads) /
+                                     std::max(1, kernel_streams_on_gpu(plan_, g)));
       s.clock_khz = wall_clock_khz(g);
       s.warp_size = prop.warpSize;
     }

@@ -37,6 +37,23 @@ TEST(PlanTraceTest, TwoStreamPipelineUsesEventsAndBothStreams) {
   EXPECT_EQ(prefetches, 4);
 }
 
+// Kernels on several streams of one GPU share its blocks (they run side by side);
+// a single-stream trace keeps the whole GPU for each kernel.
+TEST(PlanTraceTest, ConcurrentStreamTracesSplitTheGpuBetweenKernelStreams) {
+  EXPECT_EQ(kernel_streams_on_gpu(plan_of("v15_two_streams_disjoint_halves"), 0), 2);
+  EXPECT_EQ(kernel_streams_on_gpu(plan_of("v16_shared_read_beside_prefetch"), 0), 3);
+  EXPECT_EQ(kernel_streams_on_gpu(plan_of("v17_three_stage_pipeline"), 0), 1);  // one compute stream
+  EXPECT_EQ(kernel_streams_on_gpu(plan_of("v18_two_kernels_pingpong_cpu"), 0), 2);
+  EXPECT_EQ(kernel_streams_on_gpu(plan_of("v19_compute_beside_faults"), 0), 2);
+  EXPECT_EQ(kernel_streams_on_gpu(plan_of("v13_two_streams_overlap"), 0), 1);  // stream 2 only prefetches
+  EXPECT_EQ(kernel_streams_on_gpu(plan_of("v13_two_streams_overlap"), 1), 0);
+  const Plan p = plan_of("v17_three_stage_pipeline");
+  EXPECT_EQ(p.streams, (std::vector<std::uint32_t>{1, 2, 3}));
+  EXPECT_EQ(p.events.size(), 12u);
+  EXPECT_EQ(p.kernels.size(), 6u);
+  EXPECT_EQ(p.peak_managed_bytes, 768u << 20);
+}
+
 TEST(PlanTraceTest, RandomTraceTouchesEveryPageOnce) {
   const Plan p = plan_of("v02_random_first_touch");
   ASSERT_EQ(p.kernels.size(), 1u);

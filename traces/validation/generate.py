@@ -254,3 +254,117 @@ write("v14_training_loop", """
 A small training loop, three iterations: ReadMostly parameters prefetched once,
 forward writes activations, backward writes gradients, the CPU reads the gradients
 (optimizer step on the host).""", body)
+
+# ---- concurrent streams: kernels on two or more streams overlap on one GPU ----
+
+write("v15_two_streams_disjoint_halves", """
+Two kernels launched back to back on two streams fault disjoint halves of one
+512 MiB buffer at the same time: one GPU's fault buffer and servicer take both
+kernels' faults interleaved.""", """
+alloc A 512MiB managed
+cpu w A len=512MiB
+phase gpu
+kernel lower gpu=0 stream=1 compute=100us
+  r A len=256MiB
+end
+kernel upper gpu=0 stream=2 compute=100us
+  r A+256MiB len=256MiB
+end
+sync all
+free A
+""")
+
+write("v16_shared_read_beside_prefetch", """
+Two kernels on streams 1 and 2 read the same 192 MiB at the same time (each page
+faulted by whichever kernel gets there first, the other waits for it), while
+stream 3 prefetches another 256 MiB to the GPU and a third kernel reads it.""", """
+alloc S 192MiB managed
+alloc P 256MiB managed
+cpu w S len=192MiB
+cpu w P len=256MiB
+phase gpu
+prefetch P to=gpu0 stream=3
+kernel read_a gpu=0 stream=1 compute=200us
+  r S len=192MiB
+end
+kernel read_b gpu=0 stream=2 compute=200us
+  r S len=192MiB
+end
+kernel read_p gpu=0 stream=3 compute=200us
+  r P len=256MiB
+end
+sync all
+free S
+free P
+""")
+
+body = """alloc In 384MiB managed
+alloc Out 384MiB managed
+cpu w In len=384MiB
+cpu w Out len=384MiB
+phase pipeline
+"""
+chunks = 6
+for i in range(chunks):
+    body += f"""prefetch In+{i * 64}MiB len=64MiB to=gpu0 stream=1
+record loaded{i} stream=1
+wait loaded{i} stream=2
+kernel compute{i} gpu=0 stream=2 compute=1ms
+  r In+{i * 64}MiB len=64MiB
+  w Out+{i * 64}MiB len=64MiB
+end
+record computed{i} stream=2
+wait computed{i} stream=3
+prefetch Out+{i * 64}MiB len=64MiB to=cpu stream=3
+"""
+body += "sync all\nphase host\ncpu r Out len=384MiB\nfree In\nfree Out\n"
+write("v17_three_stage_pipeline", """
+A three-stage copy/compute pipeline over six 64 MiB chunks: stream 1 prefetches
+chunk i to the GPU, stream 2 computes on it (1 ms) writing an output chunk, stream 3
+prefetches that output back to the host; events order the stages, so uploads,
+kernels and downloads of different chunks overlap.""", body)
+
+body = """alloc B 64MiB managed
+cpu w B len=64MiB
+"""
+for it in range(3):
+    body += f"""phase round{it}
+kernel writer{it} gpu=0 stream=1 compute=300us
+  w B len=32MiB
+end
+kernel reader{it} gpu=0 stream=2 compute=300us
+  r B len=64MiB
+end
+sync all
+phase host{it}
+cpu r B len=32MiB
+cpu w B+32MiB len=32MiB
+"""
+body += "free B\n"
+write("v18_two_kernels_pingpong_cpu", """
+Two kernels on two streams share a 64 MiB buffer with the CPU, three rounds: one
+writes the lower half while the other reads all of it (both fault the lower half
+at the same time), then the CPU reads the lower half and writes the upper half
+back (CPU faults pull the pages home for the next round).""", body)
+
+write("v19_compute_beside_faults", """
+A compute-bound kernel (8 ms on 16 MiB) and a fault-bound kernel (first touch of
+384 MiB written by the CPU) run at the same time on two streams: the faulting
+kernel's migrations proceed while the other computes.""", """
+alloc C 16MiB managed
+alloc D 384MiB managed
+cpu w C len=16MiB
+cpu w D len=384MiB
+prefetch C to=gpu0 stream=1
+sync all
+phase gpu
+kernel compute_bound gpu=0 stream=1 compute=8ms
+  r C len=16MiB
+end
+kernel fault_bound gpu=0 stream=2 compute=100us
+  r D len=384MiB
+end
+sync all
+free C
+free D
+""")
