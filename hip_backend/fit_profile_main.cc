@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "hip_backend/calibration_fit.h"
+#include "io/atomic_output.h"
 
 namespace {
 std::string slurp(const std::string& path) {
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
   try {
     const auto values = umsim::hip::fit_profile(nlohmann::json::parse(slurp(argv[1])));
     const std::string updated = umsim::hip::update_toml_values(slurp(argv[2]), values);
-    std::ofstream(argv[2], std::ios::binary) << updated;
+    umsim::io::write_file_atomically(argv[2], updated);
     for (const auto& [k, v] : values) std::cout << k << " = " << v << "\n";
   } catch (const std::exception& e) {
     std::cerr << "fit_profile: " << e.what() << "\n";

@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include "hip_backend/result_compare.h"
+#include "io/atomic_output.h"
+#include "io/same_file.h"
 #include "sim/result.h"
 #include "tools/command.h"
 
@@ -37,6 +39,7 @@ Result load(const std::string& path) {
 }
 
 void run(const Options& o) {
+  io::refuse_output_naming_input(o.json, {o.sim, o.hw});
   const Result sim = load(o.sim);
   const Result hw = load(o.hw);
   const hip::Comparison c = hip::compare_results(sim, hw, o.metrics);
@@ -50,9 +53,7 @@ void run(const Options& o) {
     const auto body = hip::to_json(c);
     j["rows"] = body["rows"];
     j["skipped_metrics"] = body["skipped_metrics"];
-    std::ofstream out(o.json, std::ios::binary);
-    out << j.dump(2) << "\n";
-    if (!out) throw std::runtime_error(o.json + ": cannot write");
+    io::write_file_atomically(o.json, j.dump(2) + "\n");
   }
 }
 

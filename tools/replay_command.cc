@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "io/atomic_output.h"
+#include "io/same_file.h"
 #include "sim/engine.h"
 #include "sim/profile_lookup.h"
 #include "sim/progress_meter.h"
@@ -59,11 +61,15 @@ void run(const Options& o) {
   const std::string path = o.trace;
   options.reopen = [path] { return trace::open_trace(path); };
 
-  std::ofstream events;
+  // Outputs are checked before anything is opened, and appear only when the replay succeeded.
+  io::refuse_output_naming_input(o.json, {o.trace});
+  io::refuse_output_naming_input(o.events, {o.trace});
+  if (!o.json.empty() && (o.json == o.events || io::same_file(o.json, o.events)))
+    throw std::runtime_error("--json and --events name the same file: " + o.json);
+  std::unique_ptr<io::AtomicOutput> events;
   if (!o.events.empty()) {
-    events.open(o.events, std::ios::binary);
-    if (!events) throw std::runtime_error(o.events + ": cannot open for writing");
-    options.events_csv = &events;
+    events = std::make_unique<io::AtomicOutput>(o.events);
+    options.events_csv = &events->stream();
   }
   auto reader = trace::open_trace(o.trace);
 
@@ -82,15 +88,8 @@ void run(const Options& o) {
   const Result result = engine.run(*reader);
   if (progress) progress->finish();
 
-  if (!o.json.empty()) {
-    std::ofstream out(o.json, std::ios::binary);
-    out << to_json(result).dump(2) << "\n";
-    if (!out) throw std::runtime_error(o.json + ": cannot write");
-  }
-  if (events.is_open()) {
-    events.flush();
-    if (!events) throw std::runtime_error(o.events + ": cannot write");
-  }
+  if (!o.json.empty()) io::write_file_atomically(o.json, to_json(result).dump(2) + "\n");
+  if (events) events->commit();
   if (!o.quiet) {
     const auto& cfg = result.config;
     std::cout << fmt::format("{}: profile {}, vendor {}, GPU memory {}, prefetch {}, evict {}, migrate {}, thrashing {}\n",

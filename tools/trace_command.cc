@@ -1,7 +1,6 @@
 // `umsim trace convert|stat|check`: convert between the text and binary
 // encodings, print statistics, validate semantics (traces/FORMAT.md).
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -10,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "io/same_file.h"
 #include "tools/command.h"
 #include "tools/trace_subcommand.h"
 #include "traces/trace_checker.h"
@@ -26,22 +26,15 @@ struct ConvertOptions {
 };
 
 void run_convert(const ConvertOptions& o) {
-  std::error_code ec;
-  if (std::filesystem::equivalent(o.input, o.output, ec))
-    throw std::runtime_error("trace convert: input and output are the same file: " + o.output);
+  io::refuse_output_naming_input(o.output, {o.input});
   const trace::Encoding encoding = o.to == "auto"   ? trace::encoding_for_path(o.output)
                                    : o.to == "text" ? trace::Encoding::kText
                                                     : trace::Encoding::kBinary;
   auto reader = trace::open_trace(o.input);
-  std::uint64_t events = 0;
-  try {
-    auto writer = trace::create_trace_writer(o.output, encoding);
-    events = trace::copy_trace(*reader, *writer);
-    writer->finish();
-  } catch (...) {
-    std::filesystem::remove(o.output, ec);  // never leave a half-written trace behind
-    throw;
-  }
+  // Atomic: on any error (or a kill) nothing appears under o.output.
+  auto writer = trace::create_trace_writer(o.output, encoding);
+  const std::uint64_t events = trace::copy_trace(*reader, *writer);
+  writer->finish();
   std::cout << o.input << " -> " << o.output << " (" << (encoding == trace::Encoding::kBinary ? "binary" : "text")
             << "): " << events << " events\n";
 }

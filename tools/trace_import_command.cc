@@ -1,13 +1,13 @@
 // `umsim trace import FORMAT IN -o OUT [--allocs FILE]`: recorded traces (NVBit
 // mem_trace, Accel-Sim, column-mapped CSV) reduced to page-granular umsim traces.
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "io/same_file.h"
 #include "tools/command.h"
 #include "tools/trace_subcommand.h"
 #include "traces/generators/trace_summary.h"
@@ -32,19 +32,13 @@ int run_import(ImportCommandOptions& o) {
   const trace::Encoding encoding = o.encoding == "auto"   ? trace::encoding_for_path(o.output)
                                    : o.encoding == "text" ? trace::Encoding::kText
                                                           : trace::Encoding::kBinary;
-  import::ImportResult result;
-  gen::TraceSummary summary;
-  try {
-    auto writer = trace::create_trace_writer(o.output, encoding);
-    gen::SummaryWriter counting(writer.get());
-    result = import::import_trace(o.format, o.input, o.options, counting);
-    counting.finish();
-    summary = counting.summary();
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(o.output, ignored);  // never leave a half-written trace behind
-    throw;
-  }
+  io::refuse_output_naming_input(o.output, {o.input, o.options.allocs_file});
+  // Atomic: on any error nothing appears under o.output.
+  auto writer = trace::create_trace_writer(o.output, encoding);
+  gen::SummaryWriter counting(writer.get());
+  const import::ImportResult result = import::import_trace(o.format, o.input, o.options, counting);
+  counting.finish();
+  const gen::TraceSummary summary = counting.summary();
   std::cout << fmt::format("{} {} -> {}: {} allocations ({}), {} kernels, {} accesses; {}\n", o.format, o.input,
                            o.output, result.allocations.size(), result.inferred ? "inferred" : "from side file",
                            result.stats.kernels, result.stats.accesses, summary.to_string());

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "io/standard_output.h"
 #include "tools/command.h"
 
 namespace umsim::cli {
@@ -31,13 +32,19 @@ int main(int argc, char** argv) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });
   for (const auto& c : cmds) c.setup(app);
+  int status = 0;
   try {
     app.parse(argc, argv);
+    status = umsim::cli::exit_status();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    status = app.exit(e);
   } catch (const std::exception& e) {
     std::cerr << "umsim: " << e.what() << "\n";
+    status = 1;
+  }
+  if (const std::string error = umsim::io::flush_standard_output(); !error.empty()) {
+    std::cerr << "umsim: cannot write the standard output: " << error << "\n";
     return 1;
   }
-  return umsim::cli::exit_status();
+  return status;
 }

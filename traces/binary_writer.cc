@@ -47,7 +47,8 @@ BinaryWriter::BinaryWriter(std::unique_ptr<ByteOutput> out, std::string target, 
 }
 
 BinaryWriter::~BinaryWriter() {
-  if (!finished_) {
+  // Unwinding from an error: the output is abandoned (a file output then leaves nothing).
+  if (!finished_ && std::uncaught_exceptions() == uncaught_at_construction_) {
     try {
       finish();
     } catch (...) {

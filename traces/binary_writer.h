@@ -4,6 +4,7 @@
 
 #include <zstd.h>
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ class BinaryWriter final : public TraceWriter {
   std::vector<Bytes> last_access_end_;  // by our name id: delta base for access offsets
   std::uint64_t events_ = 0;
   bool finished_ = false;
+  // The destructor finishes an unfinished output, except while an exception
+  // unwinds: then it is abandoned (a file output leaves nothing, io/atomic_output.h).
+  int uncaught_at_construction_ = std::uncaught_exceptions();
 };
 
 }  // namespace umsim::trace

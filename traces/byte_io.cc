@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "io/atomic_output.h"
 #include "traces/trace_error.h"
 
 namespace umsim::trace {
@@ -47,33 +48,31 @@ class MemoryInput final : public ByteInput {
   std::size_t pos_ = 0;
 };
 
+// A file written through io::AtomicOutput: it appears under its name only when
+// close() succeeds; destroyed without close() (an error), it leaves nothing.
 class FileOutput final : public ByteOutput {
  public:
-  FileOutput(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  ~FileOutput() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  explicit FileOutput(const std::string& path) : out_(path) {}
   void write(const char* data, std::size_t n) override {
-    while (n > 0) {
-      const ssize_t put = ::write(fd_, data, n);
-      if (put < 0) {
-        if (errno == EINTR) continue;
-        throw TraceError(path_ + ": write error: " + errno_text());
-      }
-      data += put;
-      n -= static_cast<std::size_t>(put);
+    try {
+      out_.write(std::string_view(data, n));
+    } catch (const io::OutputError& e) {
+      throw TraceError(e.what());
     }
   }
   void close() override {
-    if (fd_ < 0) return;
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw TraceError(path_ + ": write error: " + errno_text());
+    if (closed_) return;
+    closed_ = true;
+    try {
+      out_.commit();
+    } catch (const io::OutputError& e) {
+      throw TraceError(e.what());
+    }
   }
 
  private:
-  int fd_;
-  std::string path_;
+  io::AtomicOutput out_;
+  bool closed_ = false;
 };
 
 class StringOutput final : public ByteOutput {
@@ -95,9 +94,11 @@ std::unique_ptr<ByteInput> open_file_input(const std::string& path) {
 }
 
 std::unique_ptr<ByteOutput> open_file_output(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw TraceError(path + ": cannot create: " + errno_text());
-  return std::make_unique<FileOutput>(fd, path);
+  try {
+    return std::make_unique<FileOutput>(path);
+  } catch (const io::OutputError& e) {
+    throw TraceError(e.what());
+  }
 }
 
 std::unique_ptr<ByteInput> memory_input(std::string data) { return std::make_unique<MemoryInput>(std::move(data)); }

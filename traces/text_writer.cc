@@ -125,7 +125,8 @@ TextWriter::TextWriter(std::unique_ptr<ByteOutput> out, std::string target)
 }
 
 TextWriter::~TextWriter() {
-  if (!finished_) {
+  // Unwinding from an error: the output is abandoned (a file output then leaves nothing).
+  if (!finished_ && std::uncaught_exceptions() == uncaught_at_construction_) {
     try {
       finish();
     } catch (...) {

@@ -3,6 +3,7 @@
 // left out, lengths always written, accesses inside a kernel indented by two spaces.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,9 @@ class TextWriter final : public TraceWriter {
   std::string buffer_;
   bool in_kernel_ = false;
   bool finished_ = false;
+  // The destructor finishes an unfinished output, except while an exception
+  // unwinds: then it is abandoned (a file output leaves nothing, io/atomic_output.h).
+  int uncaught_at_construction_ = std::uncaught_exceptions();
 };
 
 }  // namespace umsim::trace

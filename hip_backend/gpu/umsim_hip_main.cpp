@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "hip_backend/calibration_fit.h"
+#include "io/atomic_output.h"
+#include "io/standard_output.h"
 #include "hip_backend/gpu/calibrate.h"
 #include "hip_backend/recorder/record_main.h"
 #include "hip_backend/gpu/gpu_api.h"
@@ -82,9 +84,7 @@ std::string read_file(const std::string& path) {
 void write_file(const std::string& path, const std::string& text) {
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir);
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
+  umsim::io::write_file_atomically(path, text);
 }
 
 void print_summary(const Result& r) {
@@ -150,7 +150,7 @@ int calibrate(const Args& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_command(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;
@@ -184,4 +184,13 @@ int main(int argc, char** argv) {
     std::cerr << "umsim-hip: " << e.what() << "\n";
     return 1;
   }
+}
+
+int main(int argc, char** argv) {
+  const int status = run_command(argc, argv);
+  if (const std::string error = umsim::io::flush_standard_output(); !error.empty()) {
+    std::cerr << "umsim-hip: cannot write the standard output: " << error << "\n";
+    return 1;
+  }
+  return status;
 }

@@ -1,6 +1,5 @@
 #include "traces/generators/generator_registry.h"
 
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -42,17 +41,12 @@ void generate_trace(std::string_view name, std::string_view overrides, trace::Tr
 TraceSummary generate_file(std::string_view name, std::string_view overrides, const std::string& path,
                            std::optional<trace::Encoding> encoding) {
   resolve_params(name, overrides);  // fail before creating the file
-  try {
-    auto writer = trace::create_trace_writer(path, encoding.value_or(trace::encoding_for_path(path)));
-    SummaryWriter counting(writer.get());
-    generate_trace(name, overrides, counting);
-    counting.finish();
-    return counting.summary();
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);
-    throw;
-  }
+  // Atomic: on any error nothing appears under `path`.
+  auto writer = trace::create_trace_writer(path, encoding.value_or(trace::encoding_for_path(path)));
+  SummaryWriter counting(writer.get());
+  generate_trace(name, overrides, counting);
+  counting.finish();
+  return counting.summary();
 }
 
 std::string list_generators() {
