@@ -122,6 +122,60 @@ BuiltTrace peer_remote_trace(Bytes bytes, int reps) {
   return b.sync().free("A").build();
 }
 
+// ---- copies and memsets ---------------------------------------------------
+
+std::vector<Bytes> copy_trace_sizes() { return {64_KiB, 1_MiB, 16_MiB, 256_MiB}; }
+
+namespace {
+
+// Calls copy_trace's measurements in order: f(name, bytes, builder) adds one phase's statements.
+template <typename F>
+void for_each_copy_test(F&& f) {
+  using trace::CopyKind;
+  const Bytes managed_bytes = 16_MiB;
+  for (const char* host : {"pinned", "pageable"})
+    for (const char* dir : {"h2d", "d2h"})
+      for (Bytes size : copy_trace_sizes()) {
+        const bool pinned = std::string(host) == "pinned", h2d = std::string(dir) == "h2d";
+        const CopyKind kind = h2d ? (pinned ? CopyKind::kFromPinnedHost : CopyKind::kFromPageableHost)
+                                  : (pinned ? CopyKind::kToPinnedHost : CopyKind::kToPageableHost);
+        f(std::string("copy_") + host + "_" + dir + "_" + std::to_string(size), size,
+          [=](TraceBuilder& b) { b.copy_host(kind, "D", 0, size); });
+      }
+  for (Bytes size : copy_trace_sizes())
+    f("copy_d2d_" + std::to_string(size), size, [=](TraceBuilder& b) { b.copy("E", 0, "D", 0, size); });
+  f("copy_pinned_h2d_managed_" + std::to_string(managed_bytes), managed_bytes,
+    [=](TraceBuilder& b) { b.copy_host(CopyKind::kFromPinnedHost, "M", 0, managed_bytes); });
+  for (Bytes size : copy_trace_sizes())
+    f("memset_device_" + std::to_string(size), size, [=](TraceBuilder& b) { b.memset("D", 0, size); });
+  f("memset_managed_" + std::to_string(managed_bytes), managed_bytes,
+    [=](TraceBuilder& b) { b.memset("N", 0, managed_bytes); });
+}
+
+}  // namespace
+
+BuiltTrace copy_trace() {
+  const Bytes largest = copy_trace_sizes().back();
+  TraceBuilder b;
+  b.alloc("D", largest, AllocKind::kDevice, Processor::gpu(0))
+      .alloc("E", largest, AllocKind::kDevice, Processor::gpu(0))
+      .alloc("M", 16_MiB)
+      .alloc("N", 16_MiB);
+  for_each_copy_test([&](const std::string& name, Bytes, auto&& add) {
+    b.phase(name);
+    add(b);
+  });
+  return b.phase("end").free("D").free("E").free("M").free("N").build();
+}
+
+std::vector<CopyTest> copy_trace_tests() {
+  std::vector<CopyTest> tests;
+  for_each_copy_test([&](const std::string& name, Bytes bytes, auto&&) {
+    tests.push_back({tests.size() + 1, name, bytes});  // phase 0 is the implicit "main"
+  });
+  return tests;
+}
+
 BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns) {
   TraceBuilder b;
   for (trace::Nanos ns : compute_ns) b.kernel("spin", 0, ns).end();
@@ -138,6 +192,7 @@ std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
     }
   out.emplace_back("read_mostly_" + std::to_string(kReadMostlyRunBytes) + ".umt", read_mostly_trace(kReadMostlyRunBytes));
   out.emplace_back("cpu_" + std::to_string(kCpuRunBytes) + ".umt", cpu_trace(kCpuRunBytes));
+  out.emplace_back("copies.umt", copy_trace());
   return out;
 }
 

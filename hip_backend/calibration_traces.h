@@ -51,11 +51,26 @@ constexpr std::size_t kPeerPrefetchPhase = 2;
 // through AccessedBy, i.e. over a remote peer mapping: kernels "peer_read".
 trace::BuiltTrace peer_remote_trace(trace::Bytes bytes, int reps);
 
+// Explicit copies and memsets (format version 2), one phase per measurement,
+// named copy_<pinned|pageable>_<h2d|d2h>_<bytes>, copy_d2d_<bytes>,
+// copy_pinned_h2d_managed_<bytes> (into untouched managed memory),
+// memset_device_<bytes> and memset_managed_<bytes>. Synchronous calls on gpu0.
+trace::BuiltTrace copy_trace();
+// The sizes copy_trace measures host copies at (64 KiB .. 256 MiB).
+std::vector<trace::Bytes> copy_trace_sizes();
+// The measured phases of copy_trace: (phase index, phase name, bytes).
+struct CopyTest {
+  std::size_t phase = 0;
+  std::string name;
+  trace::Bytes bytes = 0;
+};
+std::vector<CopyTest> copy_trace_tests();
+
 // Kernels with no accesses and the given compute times (spin accuracy).
 trace::BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns);
 
 // The traces tune_profile.py replays, by file name: faults_<pattern>_<bytes>.umt
-// for every fault run, read_mostly_<bytes>.umt and cpu_<bytes>.umt.
+// for every fault run, read_mostly_<bytes>.umt, cpu_<bytes>.umt and copies.umt.
 std::vector<std::pair<std::string, trace::BuiltTrace>> tuner_traces();
 
 constexpr trace::Bytes kCpuRunBytes = trace::Bytes{256} << 20;

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir);
     for (auto& [file, t] : hip::tuner_traces()) {
       trace::MemoryTraceReader reader(std::move(t));
-      auto writer = trace::create_trace_writer((dir / file).string(), trace::Encoding::kText);
+      auto writer = trace::create_trace_writer((dir / file).string(), trace::Encoding::kText, reader.version());
       trace::copy_trace(reader, *writer);
       writer->finish();
     }

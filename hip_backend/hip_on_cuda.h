@@ -15,6 +15,7 @@ using hipStream_t = cudaStream_t;
 using hipEvent_t = cudaEvent_t;
 using hipDeviceProp_t = cudaDeviceProp;
 using hipMemoryAdvise = cudaMemoryAdvise;
+using hipMemcpyKind = cudaMemcpyKind;
 
 inline constexpr hipError_t hipSuccess = cudaSuccess;
 inline constexpr int hipCpuDeviceId = cudaCpuDeviceId;
@@ -27,6 +28,7 @@ inline constexpr unsigned hipHostMallocMapped = cudaHostAllocMapped;
 inline constexpr cudaMemcpyKind hipMemcpyHostToDevice = cudaMemcpyHostToDevice;
 inline constexpr cudaMemcpyKind hipMemcpyDeviceToHost = cudaMemcpyDeviceToHost;
 inline constexpr cudaMemcpyKind hipMemcpyDeviceToDevice = cudaMemcpyDeviceToDevice;
+inline constexpr cudaMemcpyKind hipMemcpyDefault = cudaMemcpyDefault;
 inline constexpr cudaMemoryAdvise hipMemAdviseSetReadMostly = cudaMemAdviseSetReadMostly;
 inline constexpr cudaMemoryAdvise hipMemAdviseUnsetReadMostly = cudaMemAdviseUnsetReadMostly;
 inline constexpr cudaMemoryAdvise hipMemAdviseSetPreferredLocation = cudaMemAdviseSetPreferredLocation;
@@ -60,12 +62,14 @@ inline hipError_t hipMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKin
   return cudaMemcpyAsync(d, s, n, k, st);
 }
 inline hipError_t hipMemset(void* p, int v, size_t n) { return cudaMemset(p, v, n); }
+inline hipError_t hipMemsetAsync(void* p, int v, size_t n, hipStream_t st) { return cudaMemsetAsync(p, v, n, st); }
 inline hipError_t hipMemcpyPeerAsync(void* d, int dd, const void* s, int sd, size_t n, hipStream_t st) {
   return cudaMemcpyPeerAsync(d, dd, s, sd, n, st);
 }
 inline hipError_t hipDeviceCanAccessPeer(int* can, int d, int peer) { return cudaDeviceCanAccessPeer(can, d, peer); }
 inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned flags) { return cudaDeviceEnablePeerAccess(peer, flags); }
 inline constexpr hipError_t hipErrorPeerAccessAlreadyEnabled = cudaErrorPeerAccessAlreadyEnabled;
+inline hipError_t hipDeviceDisablePeerAccess(int peer) { return cudaDeviceDisablePeerAccess(peer); }
 
 // HIP takes a device ordinal (hipCpuDeviceId for the host); CUDA 13 a location.
 inline cudaMemLocation umsim_cuda_location(int device) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "traces/event_validation.h"
 #include "traces/trace_error.h"
 
 namespace umsim::hip {
@@ -24,6 +25,9 @@ const char* to_string(StepKind k) {
     case StepKind::kEventRecord: return "record";
     case StepKind::kEventWait: return "wait";
     case StepKind::kPhase: return "phase";
+    case StepKind::kCopy: return "copy";
+    case StepKind::kMemset: return "memset";
+    case StepKind::kPeerEnable: return "peer";
   }
   return "?";
 }
@@ -155,7 +159,7 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       if (!in_kernel_) fail(pos, "a GPU access must appear inside a kernel");
       const std::uint32_t slot = live_slot(e, names, pos);
       check_range(e, slot, pos);
-      if (e.op > static_cast<std::uint8_t>(AccessType::kAtomic)) fail(pos, "unknown access type");
+      if (e.op > static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) fail(pos, "unknown access type");
       std::uint64_t pages = 0;
       trace::for_each_page_once(e, [&](std::uint64_t) { ++pages; });
       if (plan_.entries.size() + pages * e.count > limits_.max_entries)
@@ -174,7 +178,7 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       if (plan_.allocations[s.slot].kind == AllocKind::kDevice)
         fail(pos, "the CPU cannot access device allocation '" + plan_.allocations[s.slot].name +
                       "' (kind device is hipMalloc memory)");
-      if (e.op > static_cast<std::uint8_t>(AccessType::kAtomic)) fail(pos, "unknown access type");
+      if (e.op > static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) fail(pos, "unknown access type");
       s.op = e.op;
       s.offset = e.offset;
       s.length = e.length;
@@ -237,6 +241,50 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       s.kind = StepKind::kPhase;
       s.index = static_cast<std::uint32_t>(plan_.phases.size());
       plan_.phases.push_back(names.name(e.name));
+      break;
+    case EventKind::kCopy:
+    case EventKind::kMemset: {
+      if (const char* problem = trace::event_problem(e)) fail(pos, problem);
+      const bool copy = e.kind == EventKind::kCopy;
+      s.kind = copy ? StepKind::kCopy : StepKind::kMemset;
+      s.slot = live_slot(e, names, pos);
+      check_range(e, s.slot, pos);
+      note_processor(e.processor, pos);
+      note_stream(e.stream);
+      s.op = e.op;
+      s.offset = e.offset;
+      s.length = e.length;
+      s.processor = e.processor;
+      s.stream = e.stream;
+      const auto host_kind = [&](std::uint32_t slot) {
+        const AllocKind k = plan_.allocations[slot].kind;
+        return k == AllocKind::kPinned || k == AllocKind::kMapped;
+      };
+      if (copy && e.copy_kind() == trace::CopyKind::kBetweenAllocations) {
+        Event source = e;
+        source.name = e.copy_source();
+        source.offset = e.copy_source_offset();
+        s.count = live_slot(source, names, pos);
+        s.stride = source.offset;
+        check_range(source, s.count, pos);
+        if (host_kind(s.slot) && host_kind(s.count))
+          fail(pos, "copy between host allocations '" + plan_.allocations[s.count].name + "' and '" +
+                        plan_.allocations[s.slot].name + "' (no GPU takes part)");
+      } else if (copy) {
+        if (host_kind(s.slot))
+          fail(pos, "copy between a host buffer and host allocation '" + plan_.allocations[s.slot].name + "'");
+        Bytes& staging = trace::host_is_pinned(e.copy_kind()) ? plan_.pinned_staging_bytes : plan_.pageable_staging_bytes;
+        staging = std::max(staging, e.length);
+      }
+      break;
+    }
+    case EventKind::kPeerEnable:
+      if (const char* problem = trace::event_problem(e)) fail(pos, problem);
+      note_processor(e.processor, pos);
+      note_processor(e.peer_gpu(), pos);
+      s.kind = StepKind::kPeerEnable;
+      s.processor = e.processor;
+      s.count = static_cast<std::uint32_t>(e.peer_gpu().gpu_index());
       break;
     default:
       fail(pos, "unknown event kind " + std::to_string(static_cast<int>(e.kind)));

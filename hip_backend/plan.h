@@ -29,9 +29,9 @@ struct PlanAllocation {
   Processor placement;  // where the trace placed it initially (none = driver's choice)
 };
 
-// A page-granular access the touch kernel performs: one word at the page's
-// start, read, written or atomically added. Packed into 64 bits so the access
-// list stays small in device memory:
+// A page-granular access the touch kernel performs: the page read, written,
+// read then written back (rmw) or atomically added. Packed into 64 bits so the
+// access list stays small in device memory:
 //   bits 0-1 access type, bits 2-13 allocation slot, bits 14-63 page index.
 struct AccessEntry {
   static constexpr int kTypeBits = 2;
@@ -61,6 +61,9 @@ enum class StepKind : std::uint8_t {
   kEventRecord,
   kEventWait,
   kPhase,
+  kCopy,        // hipMemcpy / hipMemcpyAsync (format version 2)
+  kMemset,      // hipMemset / hipMemsetAsync
+  kPeerEnable,  // hipDeviceEnablePeerAccess, both ways
 };
 const char* to_string(StepKind k);
 
@@ -71,12 +74,13 @@ struct Step {
   std::uint32_t slot = 0;        // allocation slot (alloc, free, accesses, prefetch, advise)
   std::uint32_t index = 0;       // kernel index, phase index or event index, by kind
   std::uint32_t stream = 0;      // trace stream id
-  Processor processor;           // GPU of a kernel, prefetch destination, advise target, sync GPU
-  std::uint8_t op = 0;           // AccessType, Advice or SyncScope
-  std::uint32_t count = 1;       // CPU accesses: passes
-  Bytes offset = 0;              // CPU access / prefetch / advise range
+  Processor processor;           // GPU of a kernel, copy or memset, prefetch destination, advise target, sync GPU
+  std::uint8_t op = 0;           // AccessType, Advice, SyncScope, or a copy's / memset's op (CopyKind | async)
+  std::uint32_t count = 1;       // CPU accesses: passes; copies between allocations: the source slot;
+                                 // peer enable: the other GPU
+  Bytes offset = 0;              // CPU access / prefetch / advise / copy / memset range
   Bytes length = 0;
-  Bytes stride = 0;              // CPU access stride
+  Bytes stride = 0;              // CPU access stride; copies between allocations: the source offset
 };
 
 // A kernel launch: its page accesses are entries [first_entry, first_entry + entry_count)
@@ -109,6 +113,10 @@ struct Plan {
   // Same for device (hipMalloc) and host (pinned + mapped) allocations.
   Bytes peak_device_bytes = 0;
   Bytes peak_host_bytes = 0;
+  // Host buffers of explicit copies (one pinned, one pageable), sized by the
+  // largest copy of each kind; allocated before the replay and counted by the safety check.
+  Bytes pinned_staging_bytes = 0;
+  Bytes pageable_staging_bytes = 0;
 };
 
 // Limits that keep a plan's host and device memory small.

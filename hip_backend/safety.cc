@@ -17,6 +17,15 @@ void check_footprint(const Plan& plan, const MemoryInfo& gpu, double fraction) {
     throw UnsafeTraceError(fmt::format("safe fraction {} is out of range (0, 0.5]", fraction));
   if (gpu.free_bytes == 0)
     throw UnsafeTraceError("the GPU reports 0 bytes free (hipMemGetInfo); refusing to allocate anything");
+  // Host buffers of explicit copies: bounded so a trace cannot pin most of the host's memory.
+  constexpr std::uint64_t kMaxStagingBytes = std::uint64_t{4} << 30;
+  const std::uint64_t staging = plan.pinned_staging_bytes + plan.pageable_staging_bytes;
+  if (staging > kMaxStagingBytes)
+    throw UnsafeTraceError(fmt::format(
+        "{}: refusing to replay: the copies' host buffers need {} ({} pinned, {} pageable), more than the {} the "
+        "backend allocates for them (split the copies)",
+        plan.trace, gib(staging), gib(plan.pinned_staging_bytes), gib(plan.pageable_staging_bytes),
+        gib(kMaxStagingBytes)));
   const std::uint64_t limit = safe_managed_limit(gpu.free_bytes, fraction);
   // Device allocations take GPU memory the managed pages then cannot use.
   const std::uint64_t need = plan.peak_managed_bytes + plan.peak_device_bytes;

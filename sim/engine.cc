@@ -80,6 +80,11 @@ Engine::~Engine() = default;
 
 Result Engine::run(trace::TraceReader& reader) {
   names_ = &reader.names();
+  // Peer access: a version-2 trace enables GPU pairs itself ('peer enable', as
+  // hipDeviceEnablePeerAccess does); version 1 takes the profile's switch for every pair.
+  peers_from_trace_ = reader.version() >= 2;
+  for (int g = 0; g < kMaxGpus; ++g)
+    peer_pairs_[g] = !peers_from_trace_ && profile_.peer_access ? static_cast<std::uint16_t>(0xffff) : 0;
   EvictionContext ctx;
   ctx.gpus = profile_.gpus;
   ctx.chunks_per_gpu = gpus_.front().memory.capacity();
@@ -118,7 +123,9 @@ Result Engine::run(trace::TraceReader& reader) {
       for (i = 0; i < n; ++i) {
         const Event& e = buffer[i];
         if (e.kind == EventKind::kGpuAccess) {
-          if (!try_plain_hit(e)) gpu_access(e);
+          if (try_plain_hit(e)) continue;
+          if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) read_modify_write(e);
+          else gpu_access(e);
         } else {
           dispatch(e);
           if (options_.check_invariants && !kernel_.open) check_invariants();
@@ -159,13 +166,18 @@ void Engine::dispatch(const Event& e) {
     case EventKind::kKernelEnd: return on_kernel_end();
     case EventKind::kGpuAccess:
       throw SimulationError("GPU access outside a kernel");
-    case EventKind::kCpuAccess: return cpu_access(e);
+    case EventKind::kCpuAccess:
+      if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) return read_modify_write(e);
+      return cpu_access(e);
     case EventKind::kPrefetch: return on_prefetch(e);
     case EventKind::kAdvise: return on_advise(e);
     case EventKind::kSync: return on_sync(e);
     case EventKind::kEventRecord: return on_event_record(e);
     case EventKind::kEventWait: return on_event_wait(e);
     case EventKind::kPhase: return on_phase(e);
+    case EventKind::kCopy: return on_copy(e);
+    case EventKind::kMemset: return on_memset(e);
+    case EventKind::kPeerEnable: return on_peer_enable(e);
   }
   throw SimulationError(fmt::format("unknown event kind {}", static_cast<int>(e.kind)));
 }
@@ -264,7 +276,9 @@ void Engine::on_alloc(const Event& e) {
             options_.gpu_memory ? " (--gpu-mem)" : fmt::format(" (profile {})", profile_.name),
             trace::format_bytes(std::uint64_t{mem.pinned()} * chunk_bytes_)));
       a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
-      a.always_mapped = static_cast<ProcessorMask>(processor_bit(a.home) | (profile_.peer_access ? all_gpus : 0));
+      a.always_mapped = processor_bit(a.home);
+      for (int peer = 0; peer < profile_.gpus; ++peer)
+        if (peers_enabled(g, peer)) a.always_mapped |= processor_bit(Processor::gpu(peer));
       Nanos t = host_now_;
       for (std::uint64_t r = 0; r < regions; ++r) {
         while (!mem.has_free()) {

@@ -222,6 +222,27 @@ class Engine {
   void cpu_access(const trace::Event& e);
   void cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, trace::AccessType type);
 
+  // copies.cc: explicit copies, memsets, peer access per GPU pair (format version 2)
+  struct CopySide {
+    Processor location;  // where the copy reads or writes this side: the CPU (host memory) or a GPU
+  };
+  void on_copy(const trace::Event& e);
+  void on_memset(const trace::Event& e);
+  void on_peer_enable(const trace::Event& e);
+  void read_modify_write(const trace::Event& e);
+  // Where a copy or memset by `gpu` finds the range of allocation `slot`; a managed
+  // range is first made resident on `gpu` (on `stream`), for writing if `write`.
+  CopySide copy_side(AllocSlot slot, const trace::Event& range, int gpu, trace::StreamId stream, bool write);
+  Nanos copy_time(Processor from, Processor to, Bytes bytes, bool pinned) const;
+  // Whether GPUs a and b reach each other's memory (always true for a == b).
+  bool peers_enabled(int a, int b) const;
+  // Whether a migration between two GPUs goes through host memory: on AMD, and
+  // in a version-2 trace between GPUs without peer access.
+  bool staged_through_host(Processor from, Processor to) const {
+    return vendor_.peer_migration_through_host ||
+           (peers_from_trace_ && !peers_enabled(from.gpu_index(), to.gpu_index()));
+  }
+
   // invariant_checker.cc
   void check_allocation(AllocSlot slot, const Allocation& a) const;
 
@@ -255,6 +276,10 @@ class Engine {
   std::vector<Nanos> stream_ready_;
   std::vector<std::int16_t> stream_gpu_;  // GPU whose work a stream last carried (-1: none yet)
   std::vector<Nanos> event_time_;        // by NameId; recorded completion times
+  // By GPU: the GPUs it has peer access to (bit g). Version-1 traces: every pair
+  // when the profile's gpu.peer_access is set; version 2: pairs a trace enables.
+  std::uint16_t peer_pairs_[kMaxGpus] = {};
+  bool peers_from_trace_ = false;
   const trace::NameTable* names_ = nullptr;
 
   Nanos host_now_ = 0;

@@ -30,7 +30,7 @@ PageMask first_pages(std::uint32_t n) {
 
 bool Engine::accessible(Processor requester, Processor location) const {
   if (requester == location) return true;
-  if (requester.is_gpu()) return location.is_cpu() || profile_.peer_access;
+  if (requester.is_gpu()) return location.is_cpu() || peers_enabled(requester.gpu_index(), location.gpu_index());
   return false;  // x86 CPUs cannot map GPU memory
 }
 

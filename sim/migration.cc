@@ -34,7 +34,9 @@ Processor Engine::copy_source(ProcessorMask copies, Processor dest) const {
   // copies are staged through the host (AMD), or peers cannot reach each
   // other, the CPU's copy is the closer one.
   const auto gpus = static_cast<ProcessorMask>(copies & ~kCpuBit);
-  if (dest.is_gpu() && gpus && profile_.peer_access && !vendor_.peer_migration_through_host) return first_processor(gpus);
+  if (dest.is_gpu() && gpus && !vendor_.peer_migration_through_host)
+    for (ProcessorMask m = gpus; m; m &= static_cast<ProcessorMask>(m - 1))
+      if (peers_enabled(first_processor(m).gpu_index(), dest.gpu_index())) return first_processor(m);
   return (copies & kCpuBit) ? Processor::cpu() : first_processor(copies);
 }
 
@@ -48,7 +50,7 @@ void Engine::add_copy(std::vector<CopyBatch>& batches, Processor from, Processor
     b->busy_first += run_time(run_ns_h2d_, run_bytes);
   } else if (to.is_cpu()) {
     b->busy_first += run_time(run_ns_d2h_, run_bytes);
-  } else if (vendor_.peer_migration_through_host) {
+  } else if (staged_through_host(from, to)) {
     b->busy_first += run_time(run_ns_d2h_, run_bytes);
     b->busy_second += run_time(run_ns_h2d_, run_bytes);
   } else {
@@ -68,7 +70,7 @@ Nanos Engine::issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* 
     } else if (b.to.is_cpu()) {
       end = gpus_[static_cast<std::size_t>(b.from.gpu_index())].d2h.schedule(ready, profile_.d2h.latency_ns + b.busy_first);
       c.bytes_d2h += b.bytes;
-    } else if (vendor_.peer_migration_through_host) {
+    } else if (staged_through_host(b.from, b.to)) {
       const Nanos staged =
           gpus_[static_cast<std::size_t>(b.from.gpu_index())].d2h.schedule(ready, profile_.d2h.latency_ns + b.busy_first);
       end = gpus_[static_cast<std::size_t>(b.to.gpu_index())].h2d.schedule(staged, profile_.h2d.latency_ns + b.busy_second);

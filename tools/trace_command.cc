@@ -32,7 +32,7 @@ void run_convert(const ConvertOptions& o) {
                                                     : trace::Encoding::kBinary;
   auto reader = trace::open_trace(o.input);
   // Atomic: on any error (or a kill) nothing appears under o.output.
-  auto writer = trace::create_trace_writer(o.output, encoding);
+  auto writer = trace::create_trace_writer(o.output, encoding, reader->version());
   const std::uint64_t events = trace::copy_trace(*reader, *writer);
   writer->finish();
   std::cout << o.input << " -> " << o.output << " (" << (encoding == trace::Encoding::kBinary ? "binary" : "text")

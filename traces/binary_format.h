@@ -9,7 +9,8 @@ namespace umsim::trace::binary {
 
 // 8-byte magic, PNG style: a high byte first and CR LF / ^Z to catch text-mode damage.
 inline constexpr unsigned char kMagic[8] = {0x89, 'U', 'M', 'T', 'B', '\r', '\n', 0x1a};
-inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kVersion = 1;   // the version this writer writes unless told otherwise
+inline constexpr std::uint16_t kVersion2 = 2;  // adds copy, memset, peer enable and rmw accesses
 inline constexpr std::uint16_t kFlagZstd = 1;      // the record stream is a sequence of zstd frames
 inline constexpr std::size_t kFixedHeaderBytes = 16;  // magic, version, flags, layout length
 inline constexpr std::uint32_t kMaxLayoutBytes = 1 << 16;
@@ -18,10 +19,13 @@ inline constexpr std::uint32_t kMaxLayoutBytes = 1 << 16;
 // Event record types are the EventKind values 0..11.
 inline constexpr std::uint8_t kTagNameDef = 12;
 inline constexpr std::uint8_t kTagComment = 13;
+// Version 2: an event of kind kVersion1EventKinds + subkind; the subkind is the first varint.
+inline constexpr std::uint8_t kTagVersion2Event = 14;
 inline constexpr std::uint8_t kTagEndOfTrace = 15;
 
-// The longest event record: a tag and five 10-byte varints (an access).
-inline constexpr std::size_t kMaxEventRecordBytes = 1 + 5 * 10;
+// The longest event record: a tag and eight 10-byte varints (a version-2 copy
+// between allocations: subkind, name, offset, length, gpu, stream, source, source offset).
+inline constexpr std::size_t kMaxEventRecordBytes = 1 + 8 * 10;
 
 // The record layout, stored in every header so a file says how it is laid out.
 // A reader accepts only the layout it was built for.
@@ -44,6 +48,35 @@ inline constexpr std::string_view kRecordLayout =
     "13 comment: length bytes\n"
     "15 end_of_trace: event_count\n"
     "processor: 0 none, 1 cpu, 2 + g gpu g; offset_delta: zigzag(offset - end of the previous access to name)\n";
+
+// Version 2's layout: version 1's plus the version-2 events and the rmw access type.
+inline constexpr std::string_view kRecordLayoutV2 =
+    "umsim-trace-records 2\n"
+    "tag: u8 = type | op << 4; fields: LEB128 varints\n"
+    "0 alloc: name processor size\n"
+    "1 free: name\n"
+    "2 kernel: name gpu stream compute_ns\n"
+    "3 end:\n"
+    "4 gpu_access: name offset_delta length stride count\n"
+    "5 cpu_access: name offset_delta length stride count\n"
+    "6 prefetch: name processor stream offset length\n"
+    "7 advise: name processor offset length\n"
+    "8 sync: value\n"
+    "9 record: name stream\n"
+    "10 wait: name stream\n"
+    "11 phase: name\n"
+    "12 name_def: length bytes\n"
+    "13 comment: length bytes\n"
+    "14 v2_event: subkind, then by subkind:\n"
+    "  0 copy: name offset length gpu stream [source_name source_offset if op kind 4]\n"
+    "  1 memset: name offset length gpu stream\n"
+    "  2 peer_enable: gpu peer_gpu\n"
+    "15 end_of_trace: event_count\n"
+    "access op: 0 r, 1 w, 2 a, 3 rmw; copy op: kind (0 from pinned host, 1 from pageable host, 2 to pinned host, "
+    "3 to pageable host, 4 between allocations) | 8 async; memset op: 8 async\n"
+    "processor: 0 none, 1 cpu, 2 + g gpu g; offset_delta: zigzag(offset - end of the previous access to name)\n";
+
+inline std::string_view record_layout(std::uint16_t version) { return version == kVersion2 ? kRecordLayoutV2 : kRecordLayout; }
 
 inline std::uint64_t zigzag(std::uint64_t delta) {
   const auto s = static_cast<std::int64_t>(delta);

@@ -13,7 +13,7 @@ namespace {
 constexpr std::size_t kBufferBytes = 4 << 20;
 // Zero bytes kept after the data so a record cut off by the end of the stream
 // decodes without bounds checks; the decoder then notices it ran past the end.
-constexpr std::size_t kPadBytes = 64;
+constexpr std::size_t kPadBytes = 96;
 static_assert(kPadBytes > binary::kMaxEventRecordBytes);
 // Name and comment records must fit in the buffer whole.
 static_assert(kBufferBytes > kMaxCommentBytes + 16);
@@ -94,9 +94,10 @@ void BinaryReader::read_header() {
     fail_file(0, "bad magic number (not a umsim binary trace)");
   read_exact(reinterpret_cast<char*>(fixed) + 8, binary::kFixedHeaderBytes - 8, "fixed header");
   const std::uint16_t version = le16(fixed + 8);
-  if (version != binary::kVersion)
-    fail_file(8, "unsupported binary trace version " + std::to_string(version) + " (this reader supports version " +
-                     std::to_string(binary::kVersion) + ")");
+  if (version != binary::kVersion && version != binary::kVersion2)
+    fail_file(8, "unsupported binary trace version " + std::to_string(version) + " (this reader supports versions " +
+                     std::to_string(binary::kVersion) + " and " + std::to_string(binary::kVersion2) + ")");
+  version_ = version;
   const std::uint16_t flags = le16(fixed + 10);
   if ((flags & ~binary::kFlagZstd) != 0)
     fail_file(10, "unknown header flags " + std::to_string(flags) + " (known: 1 = zstd)");
@@ -107,7 +108,7 @@ void BinaryReader::read_header() {
                       std::to_string(binary::kMaxLayoutBytes) + ")");
   std::string layout(layout_size, '\0');
   read_exact(layout.data(), layout_size, "record layout description");
-  if (layout != binary::kRecordLayout)
+  if (layout != binary::record_layout(version))
     fail_file(16, "the record layout description differs from this reader's (written by an incompatible "
                   "version of umsim?)");
   if (compressed_) {
@@ -283,7 +284,7 @@ std::size_t BinaryReader::read(std::span<Event> out) {
       const std::uint8_t tag = *p;
       const std::uint8_t type = tag & 15;
       const std::uint8_t op = tag >> 4;
-      if (type >= kEventKindCount) {  // name, comment, end of trace or a bad tag
+      if (type >= kVersion1EventKinds && type != binary::kTagVersion2Event) {  // name, comment, end or a bad tag
         slow = true;
         break;
       }
@@ -292,10 +293,21 @@ std::size_t BinaryReader::read(std::span<Event> out) {
       e = Event{};
       e.kind = static_cast<EventKind>(type);
       std::uint64_t a, b, c, d, f;
+      if (type == binary::kTagVersion2Event) {
+        if (version_ < 2)
+          UMSIM_FAIL("record tag " + hex_byte(tag) +
+                     " is a version-2 statement (copy, memset or peer) in a version 1 trace");
+        UMSIM_VARINT(a);
+        if (a >= static_cast<std::uint64_t>(kEventKindCount - kVersion1EventKinds))
+          UMSIM_FAIL("version-2 event subkind " + std::to_string(a) + " out of range (0 copy, 1 memset, 2 peer)");
+        e.kind = static_cast<EventKind>(kVersion1EventKinds + a);
+      }
       switch (e.kind) {
         case EventKind::kGpuAccess:
         case EventKind::kCpuAccess: {
-          if (op > static_cast<int>(AccessType::kAtomic)) UMSIM_FAIL("access type " + std::to_string(op) + " out of range");
+          if (op == static_cast<int>(AccessType::kReadModifyWrite) && version_ < 2)
+            UMSIM_FAIL("access type 3 (rmw) needs format version 2, but this is a version 1 trace");
+          if (op > static_cast<int>(AccessType::kReadModifyWrite)) UMSIM_FAIL("access type " + std::to_string(op) + " out of range");
           e.op = op;
           UMSIM_NAME(a);
           UMSIM_VARINT(b);
@@ -391,6 +403,37 @@ std::size_t BinaryReader::read(std::span<Event> out) {
           e.name = static_cast<NameId>(a);
           UMSIM_U32(b, "stream");
           e.stream = static_cast<StreamId>(b);
+          break;
+        case EventKind::kCopy:
+        case EventKind::kMemset: {
+          const bool copy = e.kind == EventKind::kCopy;
+          if (copy ? ((op & kCopyKindMask) > static_cast<int>(CopyKind::kBetweenAllocations)) : ((op & ~kAsyncBit) != 0))
+            UMSIM_FAIL(std::string(copy ? "copy kind " : "memset flags ") + std::to_string(op) + " out of range");
+          e.op = op;
+          UMSIM_NAME(a);
+          e.name = static_cast<NameId>(a);
+          UMSIM_VARINT(b);
+          UMSIM_VARINT(c);
+          e.offset = b;
+          e.length = c;
+          UMSIM_GPU(d, e);
+          UMSIM_U32(f, "stream");
+          e.stream = static_cast<StreamId>(f);
+          if (copy && e.copy_kind() == CopyKind::kBetweenAllocations) {
+            UMSIM_NAME(a);
+            e.count = static_cast<std::uint32_t>(a);
+            UMSIM_VARINT(b);
+            e.stride = b;
+          }
+          break;
+        }
+        case EventKind::kPeerEnable:
+          if (op != 0) UMSIM_FAIL("unexpected op bits in tag " + hex_byte(tag));
+          UMSIM_GPU(a, e);
+          UMSIM_VARINT(b);
+          if (b > kMaxGpuIndex) UMSIM_FAIL("gpu index " + std::to_string(b) + " out of range");
+          if (b == a) UMSIM_FAIL("peer enable joins gpu" + std::to_string(a) + " with itself");
+          e.count = static_cast<std::uint32_t>(b);
           break;
       }
       if (p > data_end) UMSIM_FAIL("truncated record at the end of the stream");

@@ -25,6 +25,7 @@ class BinaryReader final : public TraceReader {
   // "PATH:byte N": N counts bytes of the decompressed record stream.
   std::string position(std::size_t index_in_last_batch) const override;
   const std::string& source() const override { return source_; }
+  int version() const override { return version_; }
   std::span<const TraceComment> comments() const override { return comments_; }
 
  private:
@@ -48,6 +49,7 @@ class BinaryReader final : public TraceReader {
   std::vector<std::uint64_t> offsets_;  // record stream offset of each event in the last batch
   std::size_t last_batch_size_ = 0;
 
+  int version_ = 1;
   bool compressed_ = false;
   ZSTD_DCtx* dctx_ = nullptr;
   RawBuffer zin_{0};               // compressed input

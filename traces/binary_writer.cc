@@ -7,6 +7,7 @@
 #include "traces/event_validation.h"
 #include "traces/trace_error.h"
 #include "traces/trace_names.h"
+#include "traces/trace_writer.h"
 
 namespace umsim::trace {
 namespace {
@@ -31,10 +32,12 @@ std::uint64_t processor_field(Processor p) { return p.is_none() ? 0 : static_cas
 BinaryWriter::BinaryWriter(std::unique_ptr<ByteOutput> out, std::string target, BinaryWriterOptions options)
     : out_(std::move(out)), target_(std::move(target)), options_(options), records_(kRecordBufferBytes) {
   std::string header(reinterpret_cast<const char*>(binary::kMagic), sizeof(binary::kMagic));
-  put_u16(header, binary::kVersion);
+  const auto version = static_cast<std::uint16_t>(options_.version);
+  const std::string_view layout = binary::record_layout(version);
+  put_u16(header, version);
   put_u16(header, options_.compress ? binary::kFlagZstd : 0);
-  put_u32(header, static_cast<std::uint32_t>(binary::kRecordLayout.size()));
-  header += binary::kRecordLayout;
+  put_u32(header, static_cast<std::uint32_t>(layout.size()));
+  header += layout;
   out_->write(header.data(), header.size());
   if (options_.compress) {
     cctx_ = ZSTD_createCCtx();
@@ -111,22 +114,35 @@ NameId BinaryWriter::name_id(const Event& e, std::string_view name) {
   return own;
 }
 
-void BinaryWriter::write(const Event& e, std::string_view name) {
+NameId BinaryWriter::source_name_id(const Event& e, std::string_view name) {
+  const std::string problem = name_problem(name);
+  if (!problem.empty()) throw TraceError(target_ + ": cannot write " + to_string(e.kind) + " event's source: " + problem);
+  const std::size_t before = names_.size();
+  const NameId own = names_.intern(name);
+  if (own == before) {
+    put_bytes_record(binary::kTagNameDef, name);
+    last_access_end_.push_back(0);
+  }
+  return own;
+}
+
+void BinaryWriter::write(const Event& e, std::string_view name, std::string_view source_name) {
   if (const char* problem = event_problem(e))
     throw TraceError(target_ + ": cannot write " + to_string(e.kind) + " event: " + problem);
-  NameId id = 0;
-  switch (e.kind) {
-    case EventKind::kKernelEnd:
-    case EventKind::kSync:
-      break;
-    default:
-      id = name_id(e, name);
-  }
+  const std::string too_new = version_problem(e, options_.version);
+  if (!too_new.empty()) throw TraceError(target_ + ": " + too_new);
+  NameId id = 0, source = 0;
+  if (has_name(e)) id = name_id(e, name);
+  if (has_source_name(e)) source = source_name_id(e, source_name);
   reserve(binary::kMaxEventRecordBytes);
   std::uint8_t* p = records_.data() + used_;
   const bool has_op = e.kind == EventKind::kAlloc || e.kind == EventKind::kGpuAccess ||
-                      e.kind == EventKind::kCpuAccess || e.kind == EventKind::kAdvise || e.kind == EventKind::kSync;
-  *p++ = static_cast<std::uint8_t>(static_cast<unsigned>(e.kind) | (has_op ? e.op << 4 : 0));
+                      e.kind == EventKind::kCpuAccess || e.kind == EventKind::kAdvise || e.kind == EventKind::kSync ||
+                      e.kind == EventKind::kCopy || e.kind == EventKind::kMemset;
+  const bool v2 = static_cast<int>(e.kind) >= kVersion1EventKinds;
+  *p++ = static_cast<std::uint8_t>((v2 ? binary::kTagVersion2Event : static_cast<unsigned>(e.kind)) |
+                                   (has_op ? e.op << 4 : 0));
+  if (v2) p = binary::put_varint(p, static_cast<unsigned>(e.kind) - kVersion1EventKinds);
   switch (e.kind) {
     case EventKind::kAlloc:
       p = binary::put_varint(p, id);
@@ -180,6 +196,22 @@ void BinaryWriter::write(const Event& e, std::string_view name) {
     case EventKind::kEventWait:
       p = binary::put_varint(p, id);
       p = binary::put_varint(p, e.stream);
+      break;
+    case EventKind::kCopy:
+    case EventKind::kMemset:
+      p = binary::put_varint(p, id);
+      p = binary::put_varint(p, e.offset);
+      p = binary::put_varint(p, e.length);
+      p = binary::put_varint(p, e.processor.gpu_index());
+      p = binary::put_varint(p, e.stream);
+      if (has_source_name(e)) {
+        p = binary::put_varint(p, source);
+        p = binary::put_varint(p, e.copy_source_offset());
+      }
+      break;
+    case EventKind::kPeerEnable:
+      p = binary::put_varint(p, e.processor.gpu_index());
+      p = binary::put_varint(p, e.count);
       break;
   }
   used_ = p - records_.data();

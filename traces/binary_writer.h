@@ -18,18 +18,21 @@ namespace umsim::trace {
 struct BinaryWriterOptions {
   bool compress = true;  // false writes the records uncompressed (for tests and fuzz seeds)
   int zstd_level = 3;
+  int version = 1;  // format version 1 or 2 (FORMAT.md); version 1 refuses version-2 events
 };
 
 class BinaryWriter final : public TraceWriter {
  public:
   BinaryWriter(std::unique_ptr<ByteOutput> out, std::string target, BinaryWriterOptions options = {});
   ~BinaryWriter() override;
-  void write(const Event& e, std::string_view name) override;
+  void write(const Event& e, std::string_view name, std::string_view source_name = {}) override;
   void comment(std::string_view text) override;
   void finish() override;
 
  private:
   NameId name_id(const Event& e, std::string_view name);
+  // The id of a name without the caller-id cache (a copy's source allocation).
+  NameId source_name_id(const Event& e, std::string_view name);
   void put_bytes_record(std::uint8_t tag, std::string_view bytes);
   void reserve(std::size_t n);
   void flush_records(bool last);

@@ -31,6 +31,9 @@ const char* to_string(EventKind k) {
     case EventKind::kEventRecord: return "record";
     case EventKind::kEventWait: return "wait";
     case EventKind::kPhase: return "phase";
+    case EventKind::kCopy: return "copy";
+    case EventKind::kMemset: return "memset";
+    case EventKind::kPeerEnable: return "peer";
   }
   return "unknown";
 }
@@ -40,6 +43,7 @@ const char* to_string(AccessType a) {
     case AccessType::kRead: return "r";
     case AccessType::kWrite: return "w";
     case AccessType::kAtomic: return "a";
+    case AccessType::kReadModifyWrite: return "rmw";
   }
   return "unknown";
 }
@@ -77,6 +81,17 @@ const char* to_string(SyncScope s) {
     case SyncScope::kAll: return "all";
     case SyncScope::kGpu: return "gpu";
     case SyncScope::kStream: return "stream";
+  }
+  return "unknown";
+}
+
+const char* to_string(CopyKind k) {
+  switch (k) {
+    case CopyKind::kFromPinnedHost: return "from_pinned_host";
+    case CopyKind::kFromPageableHost: return "from_pageable_host";
+    case CopyKind::kToPinnedHost: return "to_pinned_host";
+    case CopyKind::kToPageableHost: return "to_pageable_host";
+    case CopyKind::kBetweenAllocations: return "between_allocations";
   }
   return "unknown";
 }

@@ -33,10 +33,33 @@ enum class EventKind : std::uint8_t {
   kEventRecord,  // name=event, stream
   kEventWait,    // name=event, stream (the stream waits until the event's recorded work is done)
   kPhase,        // name=phase; results are aggregated per phase until the next marker
+  // Format version 2:
+  kCopy,        // explicit copy (hipMemcpy / hipMemcpyAsync): name/offset = the allocation side (the
+                // destination, or the source of a copy to a host buffer), length, op = CopyKind | kAsyncBit,
+                // processor = the GPU that runs it, stream; between allocations also copy_source() (a name
+                // id, in `count`) and copy_source_offset() (in `stride`)
+  kMemset,      // hipMemset[Async]: name, offset, length, op = kAsyncBit or 0, processor = GPU, stream
+  kPeerEnable,  // hipDeviceEnablePeerAccess both ways: processor = one GPU, peer_gpu() (in `count`) the other
 };
-inline constexpr int kEventKindCount = 12;
+inline constexpr int kEventKindCount = 15;
+// Kinds 0 .. kVersion1EventKinds - 1 are those of format version 1.
+inline constexpr int kVersion1EventKinds = 12;
 
-enum class AccessType : std::uint8_t { kRead, kWrite, kAtomic };
+// kReadModifyWrite (version 2): a load and a dependent store of the same address.
+enum class AccessType : std::uint8_t { kRead, kWrite, kAtomic, kReadModifyWrite };
+
+// The two sides of a copy: a host buffer (not an allocation of the trace, pinned
+// hipHostMalloc or pageable malloc memory) and an allocation, or two allocations.
+enum class CopyKind : std::uint8_t {
+  kFromPinnedHost,    // host buffer -> allocation
+  kFromPageableHost,
+  kToPinnedHost,      // allocation -> host buffer
+  kToPageableHost,
+  kBetweenAllocations,  // source allocation -> destination allocation
+};
+// Set in the op of a copy or memset issued asynchronously on its stream.
+inline constexpr std::uint8_t kAsyncBit = 8;
+inline constexpr std::uint8_t kCopyKindMask = 7;
 enum class AllocKind : std::uint8_t { kManaged, kDevice, kPinned, kMapped };
 enum class Advice : std::uint8_t {
   kSetReadMostly,
@@ -81,6 +104,11 @@ struct Event {
   AllocKind alloc_kind() const { return static_cast<AllocKind>(op); }
   Advice advice() const { return static_cast<Advice>(op); }
   SyncScope sync_scope() const { return static_cast<SyncScope>(op); }
+  CopyKind copy_kind() const { return static_cast<CopyKind>(op & kCopyKindMask); }
+  bool is_async() const { return (op & kAsyncBit) != 0; }
+  NameId copy_source() const { return count; }            // kCopy between allocations
+  Bytes copy_source_offset() const { return stride; }     // kCopy between allocations
+  Processor peer_gpu() const { return Processor::gpu(static_cast<int>(count)); }  // kPeerEnable
   friend bool operator==(const Event&, const Event&) = default;
 };
 
@@ -109,5 +137,21 @@ const char* to_string(AllocKind k);
 std::optional<AllocKind> parse_alloc_kind(std::string_view name);
 const char* to_string(Advice a);
 const char* to_string(SyncScope s);
+const char* to_string(CopyKind k);
+
+// Whether a copy's host buffer is pinned (false: pageable); only for host-side copy kinds.
+inline bool host_is_pinned(CopyKind k) { return k == CopyKind::kFromPinnedHost || k == CopyKind::kToPinnedHost; }
+inline bool copies_from_host(CopyKind k) { return k == CopyKind::kFromPinnedHost || k == CopyKind::kFromPageableHost; }
+inline bool copies_to_host(CopyKind k) { return k == CopyKind::kToPinnedHost || k == CopyKind::kToPageableHost; }
+
+// The lowest trace format version that can express the event (1 or 2).
+inline int required_version(const Event& e) {
+  if (static_cast<int>(e.kind) >= kVersion1EventKinds) return 2;
+  if ((e.kind == EventKind::kGpuAccess || e.kind == EventKind::kCpuAccess) &&
+      e.op == static_cast<std::uint8_t>(AccessType::kReadModifyWrite))
+    return 2;
+  return 1;
+}
+inline constexpr int kLatestVersion = 2;
 
 }  // namespace umsim::trace

@@ -82,4 +82,46 @@ inline Event stream_event(EventKind kind, StreamId stream) {
   return e;
 }
 
+// A copy between a host buffer and an allocation (kind one of the host kinds),
+// run by `gpu` on `stream`; the allocation side's name is interned by the caller.
+inline Event copy_host(CopyKind kind, Bytes offset, Bytes length, int gpu, StreamId stream, bool async) {
+  Event e;
+  e.kind = EventKind::kCopy;
+  e.op = static_cast<std::uint8_t>(static_cast<std::uint8_t>(kind) | (async ? kAsyncBit : 0));
+  e.offset = offset;
+  e.length = length;
+  e.processor = Processor::gpu(gpu);
+  e.stream = stream;
+  return e;
+}
+
+// A copy from allocation `source` (a name id) at `source_offset` to the event's
+// allocation (interned by the caller) at `offset`.
+inline Event copy_between(Bytes offset, NameId source, Bytes source_offset, Bytes length, int gpu, StreamId stream,
+                          bool async) {
+  Event e = copy_host(CopyKind::kBetweenAllocations, offset, length, gpu, stream, async);
+  e.count = source;
+  e.stride = source_offset;
+  return e;
+}
+
+inline Event memset(Bytes offset, Bytes length, int gpu, StreamId stream, bool async) {
+  Event e;
+  e.kind = EventKind::kMemset;
+  e.op = async ? kAsyncBit : 0;
+  e.offset = offset;
+  e.length = length;
+  e.processor = Processor::gpu(gpu);
+  e.stream = stream;
+  return e;
+}
+
+inline Event peer_enable(int gpu, int peer) {
+  Event e;
+  e.kind = EventKind::kPeerEnable;
+  e.processor = Processor::gpu(gpu);
+  e.count = static_cast<std::uint32_t>(peer);
+  return e;
+}
+
 }  // namespace umsim::trace::events

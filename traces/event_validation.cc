@@ -7,6 +7,9 @@ bool takes_processor(const Event& e) {
     case EventKind::kAlloc:
     case EventKind::kKernelBegin:
     case EventKind::kPrefetch:
+    case EventKind::kCopy:
+    case EventKind::kMemset:
+    case EventKind::kPeerEnable:
       return true;
     case EventKind::kAdvise:
       return e.advice() == Advice::kSetPreferredLocation || e.advice() == Advice::kSetAccessedBy ||
@@ -28,7 +31,7 @@ const char* event_problem(const Event& e) {
       return nullptr;
     case EventKind::kGpuAccess:
     case EventKind::kCpuAccess:
-      if (e.op > static_cast<int>(AccessType::kAtomic)) return "access type out of range";
+      if (e.op > static_cast<int>(AccessType::kReadModifyWrite)) return "access type out of range";
       if (e.count == 0) return "access count 0 (at least one pass)";
       return nullptr;
     case EventKind::kPrefetch:
@@ -41,6 +44,20 @@ const char* event_problem(const Event& e) {
     case EventKind::kSync:
       if (e.op > static_cast<int>(SyncScope::kStream)) return "sync scope out of range";
       if (e.sync_scope() == SyncScope::kGpu && !e.processor.is_gpu()) return "sync gpu needs a GPU";
+      return nullptr;
+    case EventKind::kCopy:
+      if ((e.op & kCopyKindMask) > static_cast<int>(CopyKind::kBetweenAllocations) || (e.op & ~(kCopyKindMask | kAsyncBit)))
+        return "copy kind out of range";
+      if (!e.processor.is_gpu()) return "a copy runs on a GPU";
+      return nullptr;
+    case EventKind::kMemset:
+      if (e.op & ~kAsyncBit) return "memset flags out of range";
+      if (!e.processor.is_gpu()) return "a memset runs on a GPU";
+      return nullptr;
+    case EventKind::kPeerEnable:
+      if (!e.processor.is_gpu()) return "peer access joins two GPUs";
+      if (e.count > static_cast<std::uint32_t>(INT16_MAX - 1)) return "peer GPU index out of range";
+      if (e.processor == e.peer_gpu()) return "peer access joins two different GPUs";
       return nullptr;
     case EventKind::kFree:
     case EventKind::kKernelEnd:

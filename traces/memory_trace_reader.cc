@@ -5,7 +5,9 @@
 namespace umsim::trace {
 
 MemoryTraceReader::MemoryTraceReader(std::shared_ptr<const BuiltTrace> trace, std::string source)
-    : trace_(std::move(trace)), source_(std::move(source)) {}
+    : trace_(std::move(trace)), source_(std::move(source)) {
+  for (const Event& e : trace_->events) version_ = std::max(version_, required_version(e));
+}
 
 MemoryTraceReader::MemoryTraceReader(BuiltTrace trace)
     : MemoryTraceReader(std::make_shared<const BuiltTrace>(std::move(trace))) {}

@@ -70,14 +70,36 @@ std::unique_ptr<TraceReader> open_trace_from_memory(std::string data, std::strin
   return open_detected(memory_input(std::move(data)), source);
 }
 
-std::unique_ptr<TraceWriter> create_trace_writer(const std::string& path, Encoding encoding) {
-  if (encoding == Encoding::kBinary) return std::make_unique<BinaryWriter>(open_file_output(path), path);
-  return std::make_unique<TextWriter>(open_file_output(path), path);
+namespace {
+void check_version(int version) {
+  if (version < 1 || version > kLatestVersion)
+    throw TraceError("trace format version " + std::to_string(version) + " is unknown (known: 1 and 2)");
+}
+}  // namespace
+
+std::unique_ptr<TraceWriter> create_trace_writer(const std::string& path, Encoding encoding, int version) {
+  check_version(version);
+  BinaryWriterOptions options;
+  options.version = version;
+  if (encoding == Encoding::kBinary) return std::make_unique<BinaryWriter>(open_file_output(path), path, options);
+  return std::make_unique<TextWriter>(open_file_output(path), path, version);
 }
 
-std::unique_ptr<TraceWriter> create_trace_writer_to_string(std::string* out, Encoding encoding) {
-  if (encoding == Encoding::kBinary) return std::make_unique<BinaryWriter>(string_output(out), "<memory>");
-  return std::make_unique<TextWriter>(string_output(out), "<memory>");
+std::unique_ptr<TraceWriter> create_trace_writer_to_string(std::string* out, Encoding encoding, int version) {
+  check_version(version);
+  BinaryWriterOptions options;
+  options.version = version;
+  if (encoding == Encoding::kBinary) return std::make_unique<BinaryWriter>(string_output(out), "<memory>", options);
+  return std::make_unique<TextWriter>(string_output(out), "<memory>", version);
+}
+
+std::string version_problem(const Event& e, int version) {
+  if (required_version(e) <= version) return {};
+  const std::string what = e.kind == EventKind::kGpuAccess || e.kind == EventKind::kCpuAccess
+                               ? std::string("a read-modify-write access")
+                               : std::string("a ") + to_string(e.kind) + " statement";
+  return "cannot write " + what + " in a version " + std::to_string(version) +
+         " trace (it needs format version 2; write the trace as version 2)";
 }
 
 Encoding encoding_for_path(std::string_view path) {

@@ -58,8 +58,9 @@ TextReader::TextReader(std::unique_ptr<ByteInput> in, std::string source)
   while (!rest.empty() && is_space(rest[0])) rest.remove_prefix(1);
   const ParsedNumber version = parse_unsigned(rest);
   if (!version.ok()) fail("bad version in header: " + version.error);
-  if (version.value != 1)
-    fail("unsupported text trace version " + shorten(rest) + " (this reader supports version 1)");
+  if (version.value != 1 && version.value != 2)
+    fail("unsupported text trace version " + shorten(rest) + " (this reader supports versions 1 and 2)");
+  version_ = static_cast<int>(version.value);
 }
 
 void TextReader::fail(const std::string& message) const {
@@ -277,8 +278,9 @@ void TextReader::parse_access(Tokens& t, std::size_t first, EventKind kind, Even
   if (type == "r") e->op = static_cast<std::uint8_t>(AccessType::kRead);
   else if (type == "w") e->op = static_cast<std::uint8_t>(AccessType::kWrite);
   else if (type == "a") e->op = static_cast<std::uint8_t>(AccessType::kAtomic);
-  else fail("expected an access type r, w or a after 'cpu', got '" + shorten(type) + "'");
-  if (first + 1 >= t.size) fail("access needs an address: r|w|a ALLOCATION[+OFFSET] [len=SIZE] [stride=SIZE] [count=N]");
+  else if (type == "rmw") require_version_2("a read-modify-write access 'rmw'"), e->op = static_cast<std::uint8_t>(AccessType::kReadModifyWrite);
+  else fail("expected an access type r, w, a or rmw after 'cpu', got '" + shorten(type) + "'");
+  if (first + 1 >= t.size) fail("access needs an address: r|w|a|rmw ALLOCATION[+OFFSET] [len=SIZE] [stride=SIZE] [count=N]");
   parse_address(t.tok[first + 1], e);
   Fields<3> f;
   UMSIM_PARSE_FIELDS(t, first + 2, "access", f, "len", "stride", "count");
@@ -369,6 +371,124 @@ void TextReader::parse_sync(Tokens& t, Event* e) {
   }
 }
 
+void TextReader::require_version_2(std::string_view what) {
+  if (version_ < 2)
+    fail(std::string(what) + " needs trace format version 2, but the header says 'umsim-trace " +
+         std::to_string(version_) + "' (write 'umsim-trace 2' as the first line)");
+}
+
+std::uint32_t TextReader::gpu_value(std::string_view key, std::string_view value) {
+  const std::uint32_t gpu = u32_value(key, value);
+  if (gpu > kMaxGpuIndex)
+    fail(std::string(key) + "=" + std::to_string(gpu) + " is out of range (at most " + std::to_string(kMaxGpuIndex) + ")");
+  return gpu;
+}
+
+void TextReader::parse_issue_fields(Tokens& t, std::size_t first, const char* keyword, Event* e,
+                                    std::initializer_list<std::string_view> extra_keys, std::string_view* extra_values) {
+  bool have_gpu = false, have_stream = false, have_async = false;
+  std::vector<bool> have_extra(extra_keys.size(), false);
+  for (std::size_t i = first; i < t.size; ++i) {
+    const std::string_view tok = t.tok[i];
+    if (tok == "async") {
+      if (have_async) fail("'async' given twice");
+      have_async = true;
+      e->op |= kAsyncBit;
+      continue;
+    }
+    const std::size_t eq = tok.find('=');
+    const std::string_view key = tok.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? std::string_view() : tok.substr(eq + 1);
+    if (eq != std::string_view::npos && key == "gpu") {
+      if (have_gpu) fail("field 'gpu=' given twice");
+      have_gpu = true;
+      e->processor = Processor::gpu(static_cast<int>(gpu_value("gpu", value)));
+      continue;
+    }
+    if (eq != std::string_view::npos && key == "stream") {
+      if (have_stream) fail("field 'stream=' given twice");
+      have_stream = true;
+      e->stream = u32_value("stream", value);
+      continue;
+    }
+    std::size_t k = 0;
+    for (std::string_view x : extra_keys) {
+      if (eq != std::string_view::npos && key == x) break;
+      ++k;
+    }
+    if (k == extra_keys.size()) {
+      std::string expected;
+      for (std::string_view x : extra_keys) expected += std::string(x) + "=, ";
+      fail("unexpected '" + shorten(tok) + "' in " + keyword + " line (expected " + expected + "gpu=, stream= or async)");
+    }
+    if (have_extra[k]) fail("field '" + std::string(key) + "=' given twice");
+    have_extra[k] = true;
+    extra_values[k] = value;
+  }
+  if (!have_gpu) fail(std::string(keyword) + " needs gpu=N (the GPU that runs it)");
+}
+
+void TextReader::parse_copy(Tokens& t, Event* e) {
+  constexpr const char* kUsage =
+      "copy ALLOCATION[+OFFSET] from=ALLOCATION[+OFFSET]|from_host=pinned|pageable|to_host=pinned|pageable "
+      "len=SIZE gpu=N [stream=N] [async]";
+  require_version_2("'copy'");
+  if (t.size < 2) fail(std::string("copy needs an address: ") + kUsage);
+  e->kind = EventKind::kCopy;
+  parse_address(t.tok[1], e);
+  std::string_view v[4];  // len, from, from_host, to_host
+  std::string_view* values = v;
+  parse_issue_fields(t, 2, "copy", e, {"len", "from", "from_host", "to_host"}, values);
+  const std::uint8_t async = e->op;
+  const int sides = !v[1].empty() + !v[2].empty() + !v[3].empty();
+  if (sides != 1)
+    fail(std::string("copy needs exactly one of from=, from_host= and to_host= (the other side): ") + kUsage);
+  if (v[0].empty()) fail(std::string("copy needs len=SIZE: ") + kUsage);
+  e->length = bytes_value("len=", v[0]);
+  auto host_kind = [&](std::string_view value, CopyKind pinned, CopyKind pageable, const char* key) {
+    if (value == "pinned") return pinned;
+    if (value == "pageable") return pageable;
+    fail(std::string("bad ") + key + "=" + shorten(value) + " (expected pinned or pageable)");
+  };
+  CopyKind kind;
+  if (!v[1].empty()) {
+    kind = CopyKind::kBetweenAllocations;
+    Event src;
+    parse_address(v[1], &src);
+    e->count = src.name;
+    e->stride = src.offset;
+  } else if (!v[2].empty()) {
+    kind = host_kind(v[2], CopyKind::kFromPinnedHost, CopyKind::kFromPageableHost, "from_host");
+  } else {
+    kind = host_kind(v[3], CopyKind::kToPinnedHost, CopyKind::kToPageableHost, "to_host");
+  }
+  e->op = static_cast<std::uint8_t>(async | static_cast<std::uint8_t>(kind));
+}
+
+void TextReader::parse_memset(Tokens& t, Event* e) {
+  constexpr const char* kUsage = "memset ALLOCATION[+OFFSET] [len=SIZE] gpu=N [stream=N] [async]";
+  require_version_2("'memset'");
+  if (t.size < 2) fail(std::string("memset needs an address: ") + kUsage);
+  e->kind = EventKind::kMemset;
+  parse_address(t.tok[1], e);
+  std::string_view len;
+  parse_issue_fields(t, 2, "memset", e, {"len"}, &len);
+  e->length = !len.empty() ? bytes_value("len=", len) : whole_rest_of_allocation(*e, "memset");
+}
+
+void TextReader::parse_peer(Tokens& t, Event* e) {
+  require_version_2("'peer'");
+  if (t.size != 4 || t.tok[1] != "enable")
+    fail("expected 'peer enable gpuA gpuB' (hipDeviceEnablePeerAccess between two GPUs, both ways)");
+  e->kind = EventKind::kPeerEnable;
+  const Processor a = processor_value("peer", t.tok[2]);
+  const Processor b = processor_value("peer", t.tok[3]);
+  if (!a.is_gpu() || !b.is_gpu()) fail("peer access joins two GPUs, not the CPU: peer enable gpuA gpuB");
+  if (a == b) fail("peer enable needs two different GPUs (a GPU always reaches its own memory)");
+  e->processor = a;
+  e->count = static_cast<std::uint32_t>(b.gpu_index());
+}
+
 bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_index) {
   Tokens t;
   std::size_t i = 0;
@@ -421,6 +541,7 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
     case 'r':
       if (kw == "r") return parse_access(t, 0, EventKind::kGpuAccess, e), true;
       if (kw == "record") return name_and_stream(EventKind::kEventRecord, "record"), true;
+      if (kw == "rmw") return parse_access(t, 0, EventKind::kGpuAccess, e), true;
       break;
     case 'w':
       if (kw == "w") return parse_access(t, 0, EventKind::kGpuAccess, e), true;
@@ -428,6 +549,10 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
       break;
     case 'c':
       if (kw == "cpu") return parse_access(t, 1, EventKind::kCpuAccess, e), true;
+      if (kw == "copy") return parse_copy(t, e), true;
+      break;
+    case 'm':
+      if (kw == "memset") return parse_memset(t, e), true;
       break;
     case 'k':
       if (kw == "kernel") return parse_kernel(t, e), true;
@@ -449,6 +574,7 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
       break;
     case 'p':
       if (kw == "prefetch") return parse_prefetch(t, e), true;
+      if (kw == "peer") return parse_peer(t, e), true;
       if (kw == "phase") {
         if (t.size != 2) fail("phase takes one name: phase NAME");
         e->kind = EventKind::kPhase;
@@ -463,7 +589,8 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
       break;
   }
   fail("unknown keyword '" + shorten(kw) +
-       "' (expected alloc, free, kernel, end, r, w, a, cpu, prefetch, advise, sync, record, wait or phase)");
+       "' (expected alloc, free, kernel, end, r, w, a, rmw, cpu, prefetch, advise, sync, record, wait, phase, copy, "
+       "memset or peer)");
 }
 
 }  // namespace umsim::trace

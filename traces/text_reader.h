@@ -2,6 +2,7 @@
 // chunks, one line at a time; memory is bounded by the chunk size and the names.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,13 +14,14 @@ namespace umsim::trace {
 
 class TextReader final : public TraceReader {
  public:
-  // Reads and checks the header line; throws TraceError if it is not "umsim-trace 1".
+  // Reads and checks the header line; throws TraceError unless it is "umsim-trace 1" or "umsim-trace 2".
   TextReader(std::unique_ptr<ByteInput> in, std::string source);
 
   std::size_t read(std::span<Event> out) override;
   const NameTable& names() const override { return names_; }
   std::string position(std::size_t index_in_last_batch) const override;
   const std::string& source() const override { return source_; }
+  int version() const override { return version_; }
   std::span<const TraceComment> comments() const override { return comments_; }
   bool skip_malformed(SkipHandler on_error) override {
     on_error_ = std::move(on_error);
@@ -40,6 +42,14 @@ class TextReader final : public TraceReader {
   void parse_prefetch(Tokens& t, Event* e);
   void parse_advise(Tokens& t, Event* e);
   void parse_sync(Tokens& t, Event* e);
+  void parse_copy(Tokens& t, Event* e);
+  void parse_memset(Tokens& t, Event* e);
+  void parse_peer(Tokens& t, Event* e);
+  // Copies and memsets: gpu=N (required), stream=N, async; other keys in `extra` (key -> value).
+  void parse_issue_fields(Tokens& t, std::size_t first, const char* keyword, Event* e,
+                          std::initializer_list<std::string_view> extra_keys, std::string_view* extra_values);
+  void require_version_2(std::string_view what);
+  std::uint32_t gpu_value(std::string_view key, std::string_view value);
   NameId parse_name(std::string_view token);
   void parse_address(std::string_view token, Event* e);
   Bytes whole_rest_of_allocation(const Event& e, std::string_view keyword);
@@ -49,6 +59,7 @@ class TextReader final : public TraceReader {
 
   std::unique_ptr<ByteInput> in_;
   std::string source_;
+  int version_ = 1;
   NameTable names_;
   std::vector<Bytes> alloc_size_;  // by name id: size of the latest 'alloc', or kUnknownSize
   std::vector<TraceComment> comments_;

@@ -1,5 +1,6 @@
 #include "traces/text_writer.h"
 
+#include "traces/event_validation.h"
 #include "traces/trace_error.h"
 #include "traces/trace_names.h"
 #include "traces/units.h"
@@ -38,7 +39,7 @@ void append_stream(std::string& s, const Event& e) {
 }
 
 std::string access_line(const Event& e, std::string_view name) {
-  if (e.op > static_cast<int>(AccessType::kAtomic)) unwritable(e, "access type " + std::to_string(e.op));
+  if (e.op > static_cast<int>(AccessType::kReadModifyWrite)) unwritable(e, "access type " + std::to_string(e.op));
   std::string s = std::string(to_string(e.access())) + " " + address(e, name);
   append_range(s, e);
   if (e.stride != 0) s += " stride=" + format_bytes(e.stride);
@@ -61,9 +62,36 @@ std::string advice_text(const Event& e) {
   unwritable(e, "advice " + std::to_string(e.op));
 }
 
+// gpu=N [stream=N] [async] of a copy or memset.
+void append_issue(std::string& s, const Event& e) {
+  if (!e.processor.is_gpu()) unwritable(e, "it runs on a GPU, not on " + to_string(e.processor));
+  s += " gpu=" + std::to_string(e.processor.gpu_index());
+  append_stream(s, e);
+  if (e.is_async()) s += " async";
+}
+
+std::string copy_line(const Event& e, std::string_view name, std::string_view source_name) {
+  if (const char* problem = event_problem(e)) unwritable(e, problem);
+  std::string s = "copy " + address(e, name);
+  switch (e.copy_kind()) {
+    case CopyKind::kFromPinnedHost: s += " from_host=pinned"; break;
+    case CopyKind::kFromPageableHost: s += " from_host=pageable"; break;
+    case CopyKind::kToPinnedHost: s += " to_host=pinned"; break;
+    case CopyKind::kToPageableHost: s += " to_host=pageable"; break;
+    case CopyKind::kBetweenAllocations: {
+      s += " from=" + checked_name(e, source_name);
+      if (e.copy_source_offset() != 0) s += "+" + format_bytes(e.copy_source_offset());
+      break;
+    }
+  }
+  append_range(s, e);
+  append_issue(s, e);
+  return s;
+}
+
 }  // namespace
 
-std::string TextWriter::format_event(const Event& e, std::string_view name) {
+std::string TextWriter::format_event(const Event& e, std::string_view name, std::string_view source_name) {
   std::string s;
   switch (e.kind) {
     case EventKind::kAlloc:
@@ -115,13 +143,24 @@ std::string TextWriter::format_event(const Event& e, std::string_view name) {
       return s;
     case EventKind::kPhase:
       return "phase " + checked_name(e, name);
+    case EventKind::kCopy:
+      return copy_line(e, name, source_name);
+    case EventKind::kMemset:
+      if (const char* problem = event_problem(e)) unwritable(e, problem);
+      s = "memset " + address(e, name);
+      append_range(s, e);
+      append_issue(s, e);
+      return s;
+    case EventKind::kPeerEnable:
+      if (const char* problem = event_problem(e)) unwritable(e, problem);
+      return "peer enable " + to_string(e.processor) + " " + to_string(e.peer_gpu());
   }
   throw TraceError("cannot write event of unknown kind " + std::to_string(static_cast<int>(e.kind)) + " as text");
 }
 
-TextWriter::TextWriter(std::unique_ptr<ByteOutput> out, std::string target)
-    : out_(std::move(out)), target_(std::move(target)) {
-  buffer_ = "umsim-trace 1\n";
+TextWriter::TextWriter(std::unique_ptr<ByteOutput> out, std::string target, int version)
+    : out_(std::move(out)), target_(std::move(target)), version_(version) {
+  buffer_ = "umsim-trace " + std::to_string(version_) + "\n";
 }
 
 TextWriter::~TextWriter() {
@@ -135,11 +174,13 @@ TextWriter::~TextWriter() {
   }
 }
 
-void TextWriter::write(const Event& e, std::string_view name) {
+void TextWriter::write(const Event& e, std::string_view name, std::string_view source_name) {
+  const std::string too_new = version_problem(e, version_);
+  if (!too_new.empty()) throw TraceError(target_ + ": " + too_new);
   if (e.kind == EventKind::kKernelEnd) in_kernel_ = false;
   if (in_kernel_) buffer_ += "  ";
   try {
-    buffer_ += format_event(e, name);
+    buffer_ += format_event(e, name, source_name);
   } catch (const TraceError& err) {
     throw TraceError(target_ + ": " + err.what());
   }

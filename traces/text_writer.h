@@ -14,15 +14,18 @@ namespace umsim::trace {
 
 class TextWriter final : public TraceWriter {
  public:
-  TextWriter(std::unique_ptr<ByteOutput> out, std::string target);
+  // `version`: the format version of the header (1 or 2); a version-1 writer
+  // refuses version-2 statements.
+  TextWriter(std::unique_ptr<ByteOutput> out, std::string target, int version = 1);
   ~TextWriter() override;
-  void write(const Event& e, std::string_view name) override;
+  void write(const Event& e, std::string_view name, std::string_view source_name = {}) override;
   void comment(std::string_view text) override;
   void finish() override;
 
   // The canonical line for one event (no indentation, no newline). Throws
   // TraceError if the event cannot be expressed (bad op, bad processor, bad name).
-  static std::string format_event(const Event& e, std::string_view name);
+  // `source_name`: the source allocation of a copy between allocations.
+  static std::string format_event(const Event& e, std::string_view name, std::string_view source_name = {});
 
  private:
   void flush_if_full();
@@ -30,6 +33,7 @@ class TextWriter final : public TraceWriter {
   std::unique_ptr<ByteOutput> out_;
   std::string target_;
   std::string buffer_;
+  int version_ = 1;
   bool in_kernel_ = false;
   bool finished_ = false;
   // The destructor finishes an unfinished output, except while an exception

@@ -58,6 +58,41 @@ TraceBuilder& TraceBuilder::atomic(std::string_view n, Bytes o, Bytes l, Bytes s
   return access(EventKind::kGpuAccess, AccessType::kAtomic, n, o, l, s, c);
 }
 
+TraceBuilder& TraceBuilder::read_modify_write(std::string_view n, Bytes o, Bytes l, Bytes s, std::uint32_t c) {
+  return access(EventKind::kGpuAccess, AccessType::kReadModifyWrite, n, o, l, s, c);
+}
+TraceBuilder& TraceBuilder::cpu_read_modify_write(std::string_view n, Bytes o, Bytes l, Bytes s, std::uint32_t c) {
+  return access(EventKind::kCpuAccess, AccessType::kReadModifyWrite, n, o, l, s, c);
+}
+
+TraceBuilder& TraceBuilder::copy_host(CopyKind kind, std::string_view name, Bytes offset, Bytes length, Issue issue) {
+  if (kind == CopyKind::kBetweenAllocations) throw std::logic_error("TraceBuilder: copy_host between allocations");
+  if (in_kernel_) throw std::logic_error("TraceBuilder: copy inside a kernel");
+  return raw(events::copy_host(kind, offset, resolve_length(name, offset, length), issue.gpu, issue.stream, issue.async),
+             name);
+}
+
+TraceBuilder& TraceBuilder::copy(std::string_view destination, Bytes destination_offset, std::string_view source,
+                                 Bytes source_offset, Bytes length, Issue issue) {
+  if (in_kernel_) throw std::logic_error("TraceBuilder: copy inside a kernel");
+  size_of(source);
+  const NameId source_id = trace_.names.intern(source);
+  return raw(events::copy_between(destination_offset, source_id, source_offset,
+                                  resolve_length(destination, destination_offset, length), issue.gpu, issue.stream,
+                                  issue.async),
+             destination);
+}
+
+TraceBuilder& TraceBuilder::memset(std::string_view name, Bytes offset, Bytes length, Issue issue) {
+  if (in_kernel_) throw std::logic_error("TraceBuilder: memset inside a kernel");
+  return raw(events::memset(offset, resolve_length(name, offset, length), issue.gpu, issue.stream, issue.async), name);
+}
+
+TraceBuilder& TraceBuilder::peer_enable(int gpu, int peer) {
+  if (in_kernel_) throw std::logic_error("TraceBuilder: peer_enable inside a kernel");
+  return raw(events::peer_enable(gpu, peer));
+}
+
 TraceBuilder& TraceBuilder::page_reads(std::string_view name, std::uint64_t first_page, std::uint64_t pages) {
   for (std::uint64_t p = 0; p < pages; ++p) read(name, (first_page + p) * kPageSize, kPageSize);
   return *this;

@@ -42,6 +42,14 @@ struct BuiltTrace {
   NameTable names;
 };
 
+// Who runs a copy or memset: `gpu` on `stream`, synchronous (hipMemcpy) unless
+// `async` (hipMemcpyAsync).
+struct Issue {
+  int gpu = 0;
+  StreamId stream = 0;
+  bool async = false;
+};
+
 class TraceBuilder {
  public:
   static constexpr Bytes kWhole = ~Bytes{0};  // "to the end of the allocation"
@@ -64,6 +72,11 @@ class TraceBuilder {
                       std::uint32_t count = 1);
   TraceBuilder& atomic(std::string_view name, Bytes offset = 0, Bytes length = kWhole, Bytes stride = 0,
                        std::uint32_t count = 1);
+  // A load and a dependent store of each address (format version 2).
+  TraceBuilder& read_modify_write(std::string_view name, Bytes offset = 0, Bytes length = kWhole, Bytes stride = 0,
+                                  std::uint32_t count = 1);
+  TraceBuilder& cpu_read_modify_write(std::string_view name, Bytes offset = 0, Bytes length = kWhole,
+                                      Bytes stride = 0, std::uint32_t count = 1);
   // One access event per page: `pages` pages from `first_page` (page-at-a-time traces).
   TraceBuilder& page_reads(std::string_view name, std::uint64_t first_page, std::uint64_t pages);
   TraceBuilder& end();
@@ -73,6 +86,14 @@ class TraceBuilder {
                          Bytes length = kWhole);
   TraceBuilder& advise(std::string_view name, Advice advice, Processor target = Processor::none(),
                        Bytes offset = 0, Bytes length = kWhole);
+
+  // Explicit copies and memsets (format version 2), see Issue.
+  // Between a host buffer and `name`: kind one of the from/to host kinds.
+  TraceBuilder& copy_host(CopyKind kind, std::string_view name, Bytes offset, Bytes length, Issue issue = Issue{});
+  TraceBuilder& copy(std::string_view destination, Bytes destination_offset, std::string_view source,
+                     Bytes source_offset, Bytes length, Issue issue = Issue{});
+  TraceBuilder& memset(std::string_view name, Bytes offset = 0, Bytes length = kWhole, Issue issue = Issue{});
+  TraceBuilder& peer_enable(int gpu, int peer);
 
   // Ordering.
   TraceBuilder& sync();                        // device-wide synchronisation

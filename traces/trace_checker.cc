@@ -1,5 +1,6 @@
 #include "traces/trace_checker.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "traces/units.h"
@@ -71,6 +72,36 @@ void TraceChecker::check_host_side(const Event& e, std::size_t index, const Trac
     problem(Severity::kError, reader, index,
             std::string("'") + to_string(e.kind) + "' inside kernel " + quoted(kernel_name_) + " (begun at " +
                 kernel_where_ + "); host-side operations go outside 'kernel' ... 'end'");
+}
+
+void TraceChecker::check_copy(const Event& e, std::size_t index, const TraceReader& reader) {
+  const NameTable& names = reader.names();
+  const CopyKind kind = e.copy_kind();
+  if (e.length == 0) problem(Severity::kError, reader, index, "zero-length copy");
+  const char* what = kind == CopyKind::kBetweenAllocations || copies_from_host(kind) ? "copy destination" : "copy source";
+  const Allocation* a = check_range(e, index, reader, what);
+  const auto host_memory = [](AllocKind k) { return k == AllocKind::kPinned || k == AllocKind::kMapped; };
+  if (kind != CopyKind::kBetweenAllocations) {
+    if (a != nullptr && host_memory(a->kind))
+      problem(Severity::kError, reader, index,
+              "copy between a host buffer and " + std::string(to_string(a->kind)) + " allocation " +
+                  quoted(names.name(e.name)) +
+                  ", which is host memory too (a host-to-host copy; copy to or from a managed or device allocation)");
+    return;
+  }
+  Event source = e;
+  source.name = e.copy_source();
+  source.offset = e.copy_source_offset();
+  const Allocation* b = check_range(source, index, reader, "copy source");
+  if (a != nullptr && b != nullptr && host_memory(a->kind) && host_memory(b->kind))
+    problem(Severity::kError, reader, index,
+            "copy between host allocations " + quoted(names.name(e.copy_source())) + " and " +
+                quoted(names.name(e.name)) + " (no GPU takes part; one side must be managed or device memory)");
+  if (source.name == e.name && e.length != 0 && source.offset < e.offset + e.length &&
+      e.offset < source.offset + e.length)
+    problem(Severity::kError, reader, index,
+            "copy within " + quoted(names.name(e.name)) + " with overlapping source " + range_text(source) +
+                " and destination " + range_text(e) + " (hipMemcpy's result is undefined)");
 }
 
 void TraceChecker::check_event(const Event& e, std::size_t index, const TraceReader& reader) {
@@ -173,6 +204,29 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
         problem(Severity::kError, reader, index,
                 "wait on event " + quoted(names.name(e.name)) + ", which was never recorded");
       return;
+    case EventKind::kCopy:
+      check_host_side(e, index, reader);
+      check_copy(e, index, reader);
+      return;
+    case EventKind::kMemset:
+      check_host_side(e, index, reader);
+      if (e.length == 0) problem(Severity::kWarning, reader, index, "zero-length memset");
+      check_range(e, index, reader, "memset");
+      return;
+    case EventKind::kPeerEnable: {
+      check_host_side(e, index, reader);
+      const int a = e.processor.gpu_index(), b = e.peer_gpu().gpu_index();
+      const std::pair<int, int> pair{std::min(a, b), std::max(a, b)};
+      for (const auto& [p, where] : peers_)
+        if (p == pair) {
+          problem(Severity::kWarning, reader, index,
+                  "peer access between gpu" + std::to_string(pair.first) + " and gpu" + std::to_string(pair.second) +
+                      " is already enabled (at " + where + "; hipDeviceEnablePeerAccess fails the second time)");
+          return;
+        }
+      peers_.emplace_back(pair, reader.position(index));
+      return;
+    }
   }
   problem(Severity::kError, reader, index, "event of unknown kind " + std::to_string(static_cast<int>(e.kind)));
 }

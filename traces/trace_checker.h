@@ -56,6 +56,7 @@ class TraceChecker {
   // Checks that e names a live allocation and stays inside it; returns it or nullptr.
   const Allocation* check_range(const Event& e, std::size_t index, const TraceReader& reader, const char* what);
   void check_host_side(const Event& e, std::size_t index, const TraceReader& reader);
+  void check_copy(const Event& e, std::size_t index, const TraceReader& reader);
 
   struct Malformed {
     std::size_t before_index;
@@ -68,6 +69,7 @@ class TraceChecker {
   std::size_t malformed_next_ = 0;
   std::vector<Allocation> allocations_;   // by name id
   std::vector<std::uint8_t> recorded_;    // by name id: event recorded at least once
+  std::vector<std::pair<std::pair<int, int>, std::string>> peers_;  // enabled GPU pairs (low, high) and where
   bool in_kernel_ = false;
   std::string kernel_name_;
   std::string kernel_where_;

@@ -16,8 +16,8 @@ std::uint64_t copy_trace(TraceReader& reader, TraceWriter& writer) {
       while (c < comments.size() && comments[c].before_index == i) writer.comment(comments[c++].text);
       if (i == n) break;
       const Event& e = batch[i];
-      const bool named = e.kind != EventKind::kKernelEnd && e.kind != EventKind::kSync;
-      writer.write(e, named ? std::string_view(reader.names().name(e.name)) : std::string_view());
+      writer.write(e, has_name(e) ? std::string_view(reader.names().name(e.name)) : std::string_view(),
+                   has_source_name(e) ? std::string_view(reader.names().name(e.copy_source())) : std::string_view());
     }
     if (n == 0) return events;
     events += n;

@@ -56,6 +56,9 @@ class TraceReader {
   // The path (or "<memory>") for error messages.
   virtual const std::string& source() const = 0;
 
+  // The trace format version the input declares (1 or 2); converters write the same.
+  virtual int version() const { return 1; }
+
   // Comments met during the last read(), in order, so that converters can keep them.
   // Readers that carry no comments return an empty span.
   virtual std::span<const TraceComment> comments() const { return {}; }

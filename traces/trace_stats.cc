@@ -85,7 +85,7 @@ void StatsCollector::on_event(const Event& e, std::size_t index, const TraceRead
     case EventKind::kGpuAccess:
     case EventKind::kCpuAccess: {
       const bool gpu = e.kind == EventKind::kGpuAccess;
-      const int type = std::min<int>(e.op, 2);
+      const int type = std::min<int>(e.op, 3);
       (gpu ? stats_.gpu_accesses : stats_.cpu_accesses)[type] += 1;
       Live* live = resolve(e);
       if (live == nullptr) {
@@ -130,6 +130,20 @@ void StatsCollector::on_event(const Event& e, std::size_t index, const TraceRead
     case EventKind::kEventWait:
       streams_.insert(e.stream);
       return;
+    case EventKind::kCopy:
+    case EventKind::kMemset: {
+      streams_.insert(e.stream);
+      stats_.gpus = std::max(stats_.gpus, e.processor.gpu_index() + 1);
+      TransferStats& t = e.kind == EventKind::kMemset ? stats_.memsets : stats_.copies[static_cast<int>(e.copy_kind())];
+      ++t.count;
+      t.bytes += e.length;
+      if (resolve(e) == nullptr) ++stats_.unresolved;
+      return;
+    }
+    case EventKind::kPeerEnable:
+      ++stats_.peer_enables;
+      stats_.gpus = std::max({stats_.gpus, e.processor.gpu_index() + 1, e.peer_gpu().gpu_index() + 1});
+      return;
     default:
       return;
   }
@@ -152,16 +166,23 @@ TraceStats collect_stats(TraceReader& reader) {
   std::vector<Event> batch(4096);
   std::size_t n;
   while ((n = reader.read(batch)) > 0) collector.add(std::span<const Event>(batch.data(), n), reader);
-  return collector.finish();
+  TraceStats s = collector.finish();
+  s.version = reader.version();
+  return s;
 }
 
 namespace {
 
-std::uint64_t sum(const std::array<std::uint64_t, 3>& a) { return a[0] + a[1] + a[2]; }
+std::uint64_t sum(const std::array<std::uint64_t, 4>& a) { return a[0] + a[1] + a[2] + a[3]; }
 
-std::string rwa(const std::array<std::uint64_t, 3>& a) {
-  return fmt::format("{} (r {}, w {}, a {})", sum(a), a[0], a[1], a[2]);
+std::string rwa(const std::array<std::uint64_t, 4>& a, int version) {
+  if (version < 2) return fmt::format("{} (r {}, w {}, a {})", sum(a), a[0], a[1], a[2]);
+  return fmt::format("{} (r {}, w {}, a {}, rmw {})", sum(a), a[0], a[1], a[2], a[3]);
 }
+
+int kinds_shown(const TraceStats& s) { return s.version < 2 ? kVersion1EventKinds : kEventKindCount; }
+
+std::string transfer_text(const TransferStats& t) { return fmt::format("{} ({})", t.count, format_bytes(t.bytes)); }
 
 std::string pages_text(std::uint64_t pages) { return fmt::format("{} ({})", pages, format_bytes(pages * kPageSize)); }
 
@@ -175,15 +196,25 @@ std::string format_stats_text(const TraceStats& s) {
   };
   line("trace: " + s.source);
   line(fmt::format("events: {}", s.events));
-  for (int k = 0; k < kEventKindCount; ++k)
+  for (int k = 0; k < kinds_shown(s); ++k)
     line(fmt::format("  {:<11} {}", to_string(static_cast<EventKind>(k)), s.by_kind[k]));
   line(fmt::format("footprint: peak {} live ({} managed), {} allocated in {} allocations",
                    format_bytes(s.peak_live_bytes), format_bytes(s.peak_live_managed_bytes),
                    format_bytes(s.total_allocated_bytes), s.allocations.size()));
   line(fmt::format("kernels: {} on {} GPU(s), compute {}, {} stream(s)", s.kernels, s.gpus,
                    format_duration_ns(s.compute_ns), s.streams));
-  line("gpu accesses: " + rwa(s.gpu_accesses));
-  line("cpu accesses: " + rwa(s.cpu_accesses));
+  line("gpu accesses: " + rwa(s.gpu_accesses, s.version));
+  line("cpu accesses: " + rwa(s.cpu_accesses, s.version));
+  if (s.version >= 2) {
+    using K = CopyKind;
+    const auto& c = s.copies;
+    line("copies: host to device: pinned " + transfer_text(c[static_cast<int>(K::kFromPinnedHost)]) + ", pageable " +
+         transfer_text(c[static_cast<int>(K::kFromPageableHost)]) + "; device to host: pinned " +
+         transfer_text(c[static_cast<int>(K::kToPinnedHost)]) + ", pageable " +
+         transfer_text(c[static_cast<int>(K::kToPageableHost)]) + "; between allocations " +
+         transfer_text(c[static_cast<int>(K::kBetweenAllocations)]));
+    line("memsets: " + transfer_text(s.memsets) + fmt::format("; peer enables: {}", s.peer_enables));
+  }
   line("pages touched: " + pages_text(s.pages_touched) + fmt::format(", {} page touches", s.page_touches));
   if (s.unresolved > 0)
     line(fmt::format("unresolved: {} events name no live allocation or leave it (run 'umsim trace check')",
@@ -201,14 +232,16 @@ std::string format_stats_text(const TraceStats& s) {
 
 nlohmann::ordered_json stats_to_json(const TraceStats& s) {
   using nlohmann::ordered_json;
-  auto rwa_json = [](const std::array<std::uint64_t, 3>& a) {
-    return ordered_json{{"read", a[0]}, {"write", a[1]}, {"atomic", a[2]}};
+  auto rwa_json = [&](const std::array<std::uint64_t, 4>& a) {
+    ordered_json j{{"read", a[0]}, {"write", a[1]}, {"atomic", a[2]}};
+    if (s.version >= 2) j["read_modify_write"] = a[3];
+    return j;
   };
   ordered_json j;
   j["source"] = s.source;
   j["events"] = s.events;
   ordered_json kinds = ordered_json::object();
-  for (int k = 0; k < kEventKindCount; ++k) kinds[to_string(static_cast<EventKind>(k))] = s.by_kind[k];
+  for (int k = 0; k < kinds_shown(s); ++k) kinds[to_string(static_cast<EventKind>(k))] = s.by_kind[k];
   j["events_by_kind"] = kinds;
   j["footprint"] = {{"peak_live_bytes", s.peak_live_bytes},
                     {"peak_live_managed_bytes", s.peak_live_managed_bytes},
@@ -219,6 +252,15 @@ nlohmann::ordered_json stats_to_json(const TraceStats& s) {
   j["cpu_accesses"] = rwa_json(s.cpu_accesses);
   j["pages_touched"] = s.pages_touched;
   j["page_touches"] = s.page_touches;
+  if (s.version >= 2) {
+    ordered_json copies = ordered_json::object();
+    for (int k = 0; k < 5; ++k)
+      copies[to_string(static_cast<CopyKind>(k))] = {{"count", s.copies[k].count}, {"bytes", s.copies[k].bytes}};
+    j["format_version"] = s.version;
+    j["copies"] = copies;
+    j["memsets"] = {{"count", s.memsets.count}, {"bytes", s.memsets.bytes}};
+    j["peer_enables"] = s.peer_enables;
+  }
   j["unresolved_events"] = s.unresolved;
   ordered_json allocs = ordered_json::array();
   for (const auto& a : s.allocations) {

@@ -24,8 +24,8 @@ struct AllocationSummary {
   Bytes size = 0;
   std::string allocated_at;
   bool freed = false;
-  std::array<std::uint64_t, 3> gpu_accesses{};  // access events by AccessType
-  std::array<std::uint64_t, 3> cpu_accesses{};
+  std::array<std::uint64_t, 4> gpu_accesses{};  // access events by AccessType (r, w, a, rmw)
+  std::array<std::uint64_t, 4> cpu_accesses{};
   std::uint64_t page_touches = 0;  // pages per pass x passes, summed over accesses
   std::uint64_t pages_touched = 0;  // distinct pages, by anyone
   std::uint64_t gpu_pages = 0, cpu_pages = 0;
@@ -34,17 +34,27 @@ struct AllocationSummary {
   std::uint64_t advises = 0;
 };
 
+// Explicit copies and memsets (format version 2).
+struct TransferStats {
+  std::uint64_t count = 0;
+  Bytes bytes = 0;
+};
+
 struct TraceStats {
   std::string source;
+  int version = 1;  // format version: version-2 sections are shown only for version-2 traces
   std::uint64_t events = 0;
   std::array<std::uint64_t, kEventKindCount> by_kind{};
-  std::array<std::uint64_t, 3> gpu_accesses{}, cpu_accesses{};
+  std::array<std::uint64_t, 4> gpu_accesses{}, cpu_accesses{};
   Bytes peak_live_bytes = 0, peak_live_managed_bytes = 0, total_allocated_bytes = 0;
   std::uint64_t kernels = 0;
   Nanos compute_ns = 0;
   int gpus = 0;  // highest GPU index seen + 1
   std::uint64_t streams = 0;  // distinct stream ids used
   std::uint64_t page_touches = 0, pages_touched = 0;
+  std::array<TransferStats, 5> copies{};  // by CopyKind
+  TransferStats memsets;
+  std::uint64_t peer_enables = 0;
   std::uint64_t unresolved = 0;  // events naming no live allocation or leaving it (see `trace check`)
   std::vector<AllocationSummary> allocations;
 };

@@ -345,6 +345,19 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
     UMSIM_GPU_CHECK(hipFree(dev));
   }
 
+  {
+    // The same copies as a trace (calibration_traces.h copy_trace), replayed
+    // like any trace, so the simulator's copy model is checked phase by phase.
+    say(o, "copy trace");
+    const Plan copies = plan_of(copy_trace(), "copies");
+    raw["copy_trace"] = nlohmann::ordered_json::array();
+    for (int rep = 0; rep < (o.quick ? 1 : 3); ++rep) {
+      const Measurements r = replay_plan(copies, with_counters(false));
+      for (const CopyTest& t : copy_trace_tests())
+        raw["copy_trace"].push_back({{"test", t.name}, {"bytes", t.bytes}, {"time_ns", r.phases[t.phase].time_ns}});
+    }
+  }
+
   int devices = 0;
   UMSIM_GPU_CHECK(hipGetDeviceCount(&devices));
   if (devices >= 2) raw["peer"] = peer_calibration(o);

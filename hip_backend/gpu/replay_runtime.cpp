@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -130,6 +131,74 @@ class Runner {
     for (std::size_t e = 0; e < plan_.events.size(); ++e) named_events_.push_back(nullptr);
     UMSIM_GPU_CHECK(hipSetDevice(0));
     UMSIM_GPU_CHECK(hipEventCreate(&base_event_));
+    // The copies' host buffers, written once so that their pages exist before the replay.
+    if (plan_.pinned_staging_bytes > 0) {
+      UMSIM_GPU_CHECK(hipHostMalloc(&pinned_staging_, plan_.pinned_staging_bytes, hipHostMallocDefault));
+      std::memset(pinned_staging_, 1, plan_.pinned_staging_bytes);
+    }
+    if (plan_.pageable_staging_bytes > 0) pageable_staging_.assign(plan_.pageable_staging_bytes, 1);
+  }
+
+  // hipMemcpy / hipMemcpyAsync of a copy step. A synchronous copy waits for its
+  // stream's earlier work first (the replay's streams do not order with the
+  // legacy default stream that hipMemcpy uses), then blocks the host until done.
+  void copy(const Step& s) {
+    const int gpu = s.processor.gpu_index();
+    const auto kind = static_cast<trace::CopyKind>(s.op & trace::kCopyKindMask);
+    const bool async = (s.op & trace::kAsyncBit) != 0;
+    char* here = dev_ptrs_[s.slot] + s.offset;
+    void* dst = here;
+    const void* src = nullptr;
+    hipMemcpyKind direction = hipMemcpyDefault;
+    switch (kind) {
+      case trace::CopyKind::kFromPinnedHost: src = pinned_staging_, direction = hipMemcpyHostToDevice; break;
+      case trace::CopyKind::kFromPageableHost: src = pageable_staging_.data(), direction = hipMemcpyHostToDevice; break;
+      case trace::CopyKind::kToPinnedHost: dst = pinned_staging_, src = here, direction = hipMemcpyDeviceToHost; break;
+      case trace::CopyKind::kToPageableHost:
+        dst = pageable_staging_.data(), src = here, direction = hipMemcpyDeviceToHost;
+        break;
+      case trace::CopyKind::kBetweenAllocations: src = dev_ptrs_[s.count] + s.stride; break;
+    }
+    hipStream_t st = stream(gpu, s.stream);
+    UMSIM_GPU_CHECK(hipSetDevice(gpu));
+    if (async) {
+      UMSIM_GPU_CHECK(hipMemcpyAsync(dst, src, s.length, direction, st));
+    } else {
+      UMSIM_GPU_CHECK(hipStreamSynchronize(st));
+      UMSIM_GPU_CHECK(hipMemcpy(dst, src, s.length, direction));
+    }
+  }
+
+  void memset(const Step& s) {
+    const int gpu = s.processor.gpu_index();
+    hipStream_t st = stream(gpu, s.stream);
+    UMSIM_GPU_CHECK(hipSetDevice(gpu));
+    if ((s.op & trace::kAsyncBit) != 0) {
+      UMSIM_GPU_CHECK(hipMemsetAsync(dev_ptrs_[s.slot] + s.offset, 0, s.length, st));
+    } else {
+      UMSIM_GPU_CHECK(hipStreamSynchronize(st));
+      UMSIM_GPU_CHECK(hipMemset(dev_ptrs_[s.slot] + s.offset, 0, s.length));
+    }
+  }
+
+  // hipDeviceEnablePeerAccess both ways; undone at teardown, so that a second
+  // pass of the same plan starts without peer access again.
+  void enable_peers(const Step& s) {
+    const int a = s.processor.gpu_index(), b = static_cast<int>(s.count);
+    for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+      int can = 0;
+      UMSIM_GPU_CHECK(hipDeviceCanAccessPeer(&can, from, to));
+      if (!can) throw GpuError(plan_.trace + ": gpu" + std::to_string(from) + " cannot access gpu" + std::to_string(to) +
+                               "'s memory (hipDeviceCanAccessPeer); 'peer enable' needs peer-capable GPUs");
+      UMSIM_GPU_CHECK(hipSetDevice(from));
+      const hipError_t e = hipDeviceEnablePeerAccess(to, 0);
+      if (e == hipErrorPeerAccessAlreadyEnabled) {
+        (void)hipGetLastError();
+        continue;
+      }
+      UMSIM_GPU_CHECK(e);
+      peers_enabled_.emplace_back(from, to);
+    }
   }
 
   hipStream_t stream(int gpu, std::uint32_t id) {
@@ -251,6 +320,9 @@ class Runner {
         auto* p = reinterpret_cast<std::uint64_t*>(base + page * trace::kPageSize);
         if (type == AccessType::kRead) {
           for (std::size_t w = 0; w < kWords; ++w) acc += reinterpret_cast<volatile std::uint64_t*>(p)[w];
+        } else if (type == AccessType::kReadModifyWrite) {
+          auto* v = reinterpret_cast<volatile std::uint64_t*>(p);
+          for (std::size_t w = 0; w < kWords; ++w) v[w] = v[w] + 1;
         } else if (type == AccessType::kWrite) {
           for (std::size_t w = 0; w < kWords; ++w) reinterpret_cast<volatile std::uint64_t*>(p)[w] = page + w;
         } else {
@@ -351,6 +423,15 @@ class Runner {
           phase = s.index;
           open_phase(m, phase);
           break;
+        case StepKind::kCopy: copy(s); break;
+        case StepKind::kMemset: memset(s); break;
+        case StepKind::kPeerEnable: {
+          // Enabling maps every existing allocation on the peer: host time the model does not charge.
+          const auto t = Clock::now();
+          enable_peers(s);
+          excluded_[phase] += since_ns(t);
+          break;
+        }
       }
     }
     close_phase(m, phase);
@@ -407,6 +488,11 @@ class Runner {
       (void)hipFree(g.bases);
       (void)hipFree(g.sink);
     }
+    for (auto [from, to] : peers_enabled_) {
+      (void)hipSetDevice(from);
+      (void)hipDeviceDisablePeerAccess(to);
+    }
+    if (pinned_staging_) (void)hipHostFree(pinned_staging_);
   }
 
   const Plan& plan_;
@@ -421,6 +507,9 @@ class Runner {
   Clock::time_point t0_;
   std::uint64_t cpu_sink_ = 0;
   std::vector<std::uint64_t> excluded_;  // per phase: host time inside alloc / free calls
+  void* pinned_staging_ = nullptr;        // host buffer of pinned copies (hipHostMalloc)
+  std::vector<char> pageable_staging_;    // host buffer of pageable copies (plain memory)
+  std::vector<std::pair<int, int>> peers_enabled_;  // (gpu, peer) pairs this replay enabled
 };
 
 }  // namespace

@@ -40,8 +40,8 @@ static __device__ inline void spin_ns(std::uint64_t ns, std::uint64_t wall_clock
   while (device_now_ns(wall_clock_khz) - t0 < ns) pause_warp();
 }
 
-// One warp (wavefront) per access entry: the warp reads or writes the whole
-// 4 KiB page in 16-byte pieces (an atomic access adds to one word per lane), so
+// One warp (wavefront) per access entry: the warp reads, writes, or reads and
+// then writes back (rmw) the whole 4 KiB page in 16-byte pieces (an atomic access adds to one word per lane), so
 // a page access moves a page's worth of data also over remote mappings, and
 // all lanes of a warp fault on the same page. Bits as in plan.h AccessEntry.
 #if UMSIM_NVIDIA
@@ -82,6 +82,13 @@ static __global__ void UMSIM_TOUCH_BOUNDS touch_kernel(TouchArgs a) {
       for (int u = 0; u < kPerLane; ++u) v[u] = p[u * kLanes];
 #pragma unroll
       for (int u = 0; u < kPerLane; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    } else if (type == 3) {
+      // Read-modify-write: every store depends on its load, as in x[i] += 1.
+      uint4 v[kPerLane];
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) v[u] = p[u * kLanes];
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) p[u * kLanes] = uint4{v[u].x + 1u, v[u].y, v[u].z, v[u].w};
     } else {
 #pragma unroll
       for (int u = 0; u < kPerLane; ++u) p[u * kLanes] = uint4{static_cast<unsigned>(i), lane, static_cast<unsigned>(u), 0};

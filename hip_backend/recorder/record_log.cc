@@ -121,6 +121,37 @@ RecordLog parse_record_log(const std::string& text, const std::string& source) {
       r.id = f.number<std::uint32_t>(r.stream_scope ? "stream" : "device");
       f.done();
       log.syncs.push_back(r);
+    } else if (kind == "copy" || kind == "memset") {
+      const bool copy = kind == "copy";
+      CopyRecord r;
+      r.seq = n;
+      r.time = f.number<std::uint64_t>("time");
+      if (copy) {
+        r.dst = f.number<std::uint64_t>("destination pointer");
+        r.src = f.number<std::uint64_t>("source pointer");
+      } else {
+        r.dst = f.number<std::uint64_t>("pointer");
+      }
+      r.size = f.number<std::uint64_t>("size");
+      r.device = f.number<int>("device");
+      if (r.device < 0) f.fail("device " + std::to_string(r.device) + " is not a GPU");
+      r.stream = f.number<std::uint32_t>("stream");
+      const int async = f.number<int>("async flag");
+      if (async != 0 && async != 1) f.fail("async flag " + std::to_string(async) + " (expected 0 or 1)");
+      r.async = async == 1;
+      f.done();
+      if (copy) log.copies.push_back(r);
+      else log.memsets.push_back({r.seq, r.time, r.dst, r.size, r.device, r.stream, r.async});
+    } else if (kind == "peer") {
+      PeerRecord r;
+      r.seq = n;
+      r.time = f.number<std::uint64_t>("time");
+      r.device = f.number<int>("device");
+      r.peer = f.number<int>("peer device");
+      if (r.device < 0 || r.peer < 0 || r.device == r.peer)
+        f.fail("peer access needs two different GPUs, got " + std::to_string(r.device) + " and " + std::to_string(r.peer));
+      f.done();
+      log.peers.push_back(r);
     } else if (kind == "kernel") {
       KernelRecord r;
       r.seq = n;
@@ -151,7 +182,8 @@ RecordLog parse_record_log(const std::string& text, const std::string& source) {
       f.done();
       log.complete = true;
     } else {
-      f.fail("unknown record '" + kind + "' (expected alloc, free, prefetch, advise, launch, sync, kernel, um or end)");
+      f.fail("unknown record '" + kind +
+             "' (expected alloc, free, prefetch, advise, launch, sync, copy, memset, peer, kernel, um or end)");
     }
   }
   if (!header) throw trace::TraceError(source + ": empty recorder log (the program made no CUDA calls, or the recorder was not loaded)");

@@ -9,6 +9,9 @@
 //   prefetch T PTR SIZE DST STREAM      DST: -1 = CPU, else device index
 //   advise T PTR SIZE ADVICE TARGET     ADVICE: cudaMemoryAdvise value (1..6); TARGET -1 = CPU
 //   launch T CORRELATION                a kernel launch call (host order)
+//   copy T DST SRC SIZE DEVICE STREAM ASYNC    cudaMemcpy[Async]: ASYNC 0 or 1; STREAM 0 for cudaMemcpy
+//   memset T PTR SIZE DEVICE STREAM ASYNC      cudaMemset[Async]
+//   peer T DEVICE PEER                  cudaDeviceEnablePeerAccess(PEER) on DEVICE
 //   sync T device DEVICE | sync T stream STREAM
 //   kernel CORRELATION START END DEVICE STREAM NAME     (CUPTI kernel activity)
 //   um KIND START END ADDRESS VALUE FLAGS SRC DST       (CUPTI unified-memory counter)
@@ -49,6 +52,25 @@ struct LaunchRecord {
   std::uint64_t seq = 0;  // log line: the program order of equal timestamps
   std::uint64_t time = 0, correlation = 0;
 };
+struct CopyRecord {
+  std::uint64_t seq = 0;  // log line: the program order of equal timestamps
+  std::uint64_t time = 0, dst = 0, src = 0, size = 0;
+  int device = 0;
+  std::uint32_t stream = 0;
+  bool async = false;
+};
+struct MemsetRecord {
+  std::uint64_t seq = 0;  // log line: the program order of equal timestamps
+  std::uint64_t time = 0, ptr = 0, size = 0;
+  int device = 0;
+  std::uint32_t stream = 0;
+  bool async = false;
+};
+struct PeerRecord {
+  std::uint64_t seq = 0;  // log line: the program order of equal timestamps
+  std::uint64_t time = 0;
+  int device = 0, peer = 0;
+};
 struct SyncRecord {
   std::uint64_t seq = 0;  // log line: the program order of equal timestamps
   std::uint64_t time = 0;
@@ -80,6 +102,9 @@ struct RecordLog {
   std::vector<AdviseRecord> advises;
   std::vector<LaunchRecord> launches;
   std::vector<SyncRecord> syncs;
+  std::vector<CopyRecord> copies;
+  std::vector<MemsetRecord> memsets;
+  std::vector<PeerRecord> peers;
   std::vector<KernelRecord> kernels;
   std::vector<UmRecord> um;
   bool complete = false;  // the 'end' record was seen

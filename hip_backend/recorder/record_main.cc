@@ -120,7 +120,7 @@ int record_main(int argc, char** argv) {
     const trace::Encoding enc = encoding == "auto"   ? trace::encoding_for_path(output)
                                 : encoding == "text" ? trace::Encoding::kText
                                                      : trace::Encoding::kBinary;
-    auto writer = trace::create_trace_writer(output, enc);
+    auto writer = trace::create_trace_writer(output, enc, trace_version_for(log));
     ConvertOptions convert;
     convert.measured_compute = compute == "measured";
     const ConvertStats s = convert_record_log(log, *writer, convert);

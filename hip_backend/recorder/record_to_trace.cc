@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -15,7 +16,7 @@ namespace {
 using trace::AccessType;
 using trace::Processor;
 
-enum class ItemKind { kAlloc, kFree, kPrefetch, kAdvise, kKernel, kSync, kCpuFault };
+enum class ItemKind { kAlloc, kFree, kPrefetch, kAdvise, kKernel, kSync, kCpuFault, kCopy, kMemset, kPeer };
 
 struct Item {
   std::uint64_t time, seq;
@@ -49,6 +50,10 @@ Processor processor_of(int device) { return device < 0 ? Processor::cpu() : Proc
 
 }  // namespace
 
+int trace_version_for(const RecordLog& log) {
+  return log.copies.empty() && log.memsets.empty() && log.peers.empty() ? 1 : 2;
+}
+
 ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out, const ConvertOptions& options) {
   ConvertStats stats;
   gen::TraceEmitter t(out);
@@ -65,6 +70,10 @@ ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out, c
     items.push_back({log.prefetches[i].time, log.prefetches[i].seq, ItemKind::kPrefetch, i});
   for (std::size_t i = 0; i < log.advises.size(); ++i) items.push_back({log.advises[i].time, log.advises[i].seq, ItemKind::kAdvise, i});
   for (std::size_t i = 0; i < log.syncs.size(); ++i) items.push_back({log.syncs[i].time, log.syncs[i].seq, ItemKind::kSync, i});
+  for (std::size_t i = 0; i < log.copies.size(); ++i) items.push_back({log.copies[i].time, log.copies[i].seq, ItemKind::kCopy, i});
+  for (std::size_t i = 0; i < log.memsets.size(); ++i)
+    items.push_back({log.memsets[i].time, log.memsets[i].seq, ItemKind::kMemset, i});
+  for (std::size_t i = 0; i < log.peers.size(); ++i) items.push_back({log.peers[i].time, log.peers[i].seq, ItemKind::kPeer, i});
   for (std::size_t i = 0; i < log.kernels.size(); ++i) {
     const auto it = launch_of.find(log.kernels[i].correlation);
     const std::uint64_t at = it != launch_of.end() ? it->second->time : log.kernels[i].start;
@@ -109,6 +118,7 @@ ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out, c
     return streams.emplace(s, static_cast<trace::StreamId>(streams.size())).first->second;
   };
   std::map<trace::AllocKind, int> counters;
+  std::set<std::pair<int, int>> peers;  // GPU pairs enabled so far
   bool cpu_pending = false;
   auto flush_cpu = [&] {
     if (cpu_pending) pages.flush(t);
@@ -193,6 +203,46 @@ ConvertStats convert_record_log(const RecordLog& log, trace::TraceWriter& out, c
         pages.flush(t);
         t.kernel_end();
         ++stats.kernels;
+        break;
+      }
+      case ItemKind::kCopy: {
+        const CopyRecord& c = log.copies[it.index];
+        const Live* dst = live.find(c.dst);
+        const Live* src = live.find(c.src);
+        // Copies that leave their allocation, or touch none, cannot be expressed.
+        const auto fits = [&](const Live* l, std::uint64_t ptr) { return l == nullptr || c.size <= l->size - (ptr - l->base); };
+        if ((dst == nullptr && src == nullptr) || c.size == 0 || !fits(dst, c.dst) || !fits(src, c.src)) {
+          ++stats.outside;
+          break;
+        }
+        const trace::StreamId stream = stream_id(c.stream);
+        if (dst != nullptr && src != nullptr)
+          t.copy(dst->name, c.dst - dst->base, src->name, c.src - src->base, c.size, c.device, stream, c.async);
+        else if (dst != nullptr)
+          t.copy_host(trace::CopyKind::kFromPageableHost, dst->name, c.dst - dst->base, c.size, c.device, stream, c.async);
+        else
+          t.copy_host(trace::CopyKind::kToPageableHost, src->name, c.src - src->base, c.size, c.device, stream, c.async);
+        ++stats.copies;
+        break;
+      }
+      case ItemKind::kMemset: {
+        const MemsetRecord& m = log.memsets[it.index];
+        const Live* l = live.find(m.ptr);
+        if (l == nullptr || m.size == 0 || m.size > l->size - (m.ptr - l->base)) {
+          ++stats.outside;
+          break;
+        }
+        t.memset(l->name, m.ptr - l->base, m.size, m.device, stream_id(m.stream), m.async);
+        ++stats.memsets;
+        break;
+      }
+      case ItemKind::kPeer: {
+        // cudaDeviceEnablePeerAccess is one direction; the trace statement joins the pair.
+        const PeerRecord& p = log.peers[it.index];
+        const std::pair<int, int> pair{std::min(p.device, p.peer), std::max(p.device, p.peer)};
+        if (!peers.insert(pair).second) break;
+        t.peer_enable(p.device, p.peer);
+        ++stats.peer_enables;
         break;
       }
       case ItemKind::kCpuFault: {

@@ -1,7 +1,8 @@
 // libumsim_recorder.so: loaded into a CUDA program with LD_PRELOAD by
 // `umsim-hip record`. It subscribes to CUPTI's runtime-API callbacks (so it
 // sees cudaMallocManaged / cudaMalloc / cudaHostAlloc / cudaFree /
-// cudaMemPrefetchAsync / cudaMemAdvise / kernel launches / syncs whether the
+// cudaMemPrefetchAsync / cudaMemAdvise / cudaMemcpy[Async] / cudaMemset[Async] /
+// cudaDeviceEnablePeerAccess / kernel launches / syncs whether the
 // program links the CUDA runtime statically or dynamically, which plain symbol
 // interposition would not) and to CUPTI activity records (kernels and
 // unified-memory counters with GPU and CPU page-fault addresses), and writes
@@ -134,6 +135,18 @@ void record_free(const void* ptr) {
        static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(ptr)));
 }
 
+unsigned long long address(const void* p) { return static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)); }
+
+void record_copy(const void* dst, const void* src, size_t size, std::uint32_t stream, bool async) {
+  emit("copy %llu 0x%llx 0x%llx %zu %d %u %d\n", static_cast<unsigned long long>(now()), address(dst), address(src), size,
+       current_device(), stream, async ? 1 : 0);
+}
+
+void record_memset(const void* ptr, size_t size, std::uint32_t stream, bool async) {
+  emit("memset %llu 0x%llx %zu %d %u %d\n", static_cast<unsigned long long>(now()), address(ptr), size,
+       current_device(), stream, async ? 1 : 0);
+}
+
 void CUPTIAPI on_runtime_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) enable_um_counters(true);
@@ -200,6 +213,40 @@ void CUPTIAPI on_runtime_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
     case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
       if (!exit) emit("launch %llu %u\n", static_cast<unsigned long long>(now()), d->correlationId);
+      break;
+    // Explicit copies, memsets and peer access (trace format version 2), at the call.
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
+      if (!exit) {
+        const auto* a = static_cast<const cudaMemcpy_v3020_params*>(p);
+        record_copy(a->dst, a->src, a->count, 0, false);
+      }
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+      if (!exit) {
+        const auto* a = static_cast<const cudaMemcpyAsync_v3020_params*>(p);
+        record_copy(a->dst, a->src, a->count, stream_id(d->context, a->stream), true);
+      }
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000:
+      if (!exit) {
+        const auto* a = static_cast<const cudaMemset_v3020_params*>(p);
+        record_memset(a->devPtr, a->count, 0, false);
+      }
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
+      if (!exit) {
+        const auto* a = static_cast<const cudaMemsetAsync_v3020_params*>(p);
+        record_memset(a->devPtr, a->count, stream_id(d->context, a->stream), true);
+      }
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceEnablePeerAccess_v4000:
+      if (exit)
+        emit("peer %llu %d %d\n", static_cast<unsigned long long>(now()), current_device(),
+             static_cast<const cudaDeviceEnablePeerAccess_v4000_params*>(p)->peerDevice);
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
       if (exit) emit("sync %llu device %d\n", static_cast<unsigned long long>(now()), current_device());

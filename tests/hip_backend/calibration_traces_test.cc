@@ -58,6 +58,29 @@ TEST(CalibrationTracesTest, CpuTestIndicesNameTheirPhases) {
   }
 }
 
+TEST(CalibrationTracesTest, CopyTestsNameTheirPhases) {
+  const auto t = copy_trace();
+  std::vector<std::string> phases = {"main"};
+  std::size_t copies = 0, memsets = 0;
+  for (const auto& e : t.events) {
+    if (e.kind == EventKind::kPhase) phases.push_back(t.names.name(e.name));
+    copies += e.kind == EventKind::kCopy;
+    memsets += e.kind == EventKind::kMemset;
+  }
+  const auto tests = copy_trace_tests();
+  // 2 host kinds x 2 directions x 4 sizes, 4 device-to-device, 1 into managed memory; 4 + 1 memsets.
+  EXPECT_EQ(copies, 21u);
+  EXPECT_EQ(memsets, 5u);
+  ASSERT_EQ(tests.size(), 26u);
+  for (const CopyTest& c : tests) {
+    ASSERT_LT(c.phase, phases.size());
+    EXPECT_EQ(phases[c.phase], c.name);
+  }
+  EXPECT_EQ(tests.front().name, "copy_pinned_h2d_65536");
+  EXPECT_EQ(tests.front().bytes, 64u << 10);
+  EXPECT_EQ(tests.back().name, "memset_managed_16777216");
+}
+
 TEST(CalibrationTracesTest, TunerTracesCoverEveryFaultRun) {
   std::set<std::string> files;
   for (const auto& [name, t] : tuner_traces()) files.insert(name);
@@ -67,6 +90,7 @@ TEST(CalibrationTracesTest, TunerTracesCoverEveryFaultRun) {
     EXPECT_TRUE(files.count("faults_" + r.pattern + "_" + std::to_string(r.bytes) + ".umt")) << r.pattern;
   EXPECT_TRUE(files.count("cpu_268435456.umt"));
   EXPECT_TRUE(files.count("read_mostly_268435456.umt"));
+  EXPECT_TRUE(files.count("copies.umt"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "traces/event_factory.h"
 #include "traces/trace_error.h"
 
 namespace umsim::hip {
@@ -174,6 +175,65 @@ TEST_F(PlanTest, EnforcesTheAccessListLimit) {
   small.add(alloc("A", 1 * MiB), names, "t.umt:1");
   small.add(kernel("k"), names, "t.umt:2");
   EXPECT_THROW(small.add(access(true, "A", AccessType::kRead, 0, 9 * 4096), names, "t.umt:3"), trace::TraceError);
+}
+
+// Format version 2: copies, memsets, peer enable and rmw accesses become steps;
+// host copies size the staging buffers.
+TEST_F(PlanTest, CopiesMemsetsAndPeerEnable) {
+  PlanBuilder b("t.umt");
+  b.add(alloc("A", 8 * MiB), names, "t.umt:1");
+  b.add(alloc("P", 1 * MiB, AllocKind::kPinned), names, "t.umt:2");
+  Event up = trace::events::copy_host(trace::CopyKind::kFromPinnedHost, MiB, 2 * MiB, 0, 3, true);
+  up.name = names.intern("A");
+  b.add(up, names, "t.umt:3");
+  Event down = trace::events::copy_host(trace::CopyKind::kToPageableHost, 0, 4 * MiB, 1, 0, false);
+  down.name = names.intern("A");
+  b.add(down, names, "t.umt:4");
+  Event between = trace::events::copy_between(0, names.intern("P"), 4096, 8192, 0, 0, false);
+  between.name = names.intern("A");
+  b.add(between, names, "t.umt:5");
+  Event set = trace::events::memset(0, 8 * MiB, 0, 2, true);
+  set.name = names.intern("A");
+  b.add(set, names, "t.umt:6");
+  b.add(trace::events::peer_enable(0, 1), names, "t.umt:7");
+  b.add(kernel("k"), names, "t.umt:8");
+  b.add(access(true, "A", AccessType::kReadModifyWrite, 0, 4096), names, "t.umt:9");
+  b.add(ev(EventKind::kKernelEnd), names, "t.umt:10");
+  const Plan p = b.finish();
+  ASSERT_EQ(p.steps.size(), 8u);
+  EXPECT_EQ(p.steps[2].kind, StepKind::kCopy);
+  EXPECT_EQ(p.steps[2].slot, 0u);
+  EXPECT_EQ(p.steps[2].offset, MiB);
+  EXPECT_EQ(p.steps[2].length, 2 * MiB);
+  EXPECT_EQ(p.steps[2].stream, 3u);
+  EXPECT_EQ(p.steps[2].op, static_cast<std::uint8_t>(trace::CopyKind::kFromPinnedHost) | trace::kAsyncBit);
+  EXPECT_EQ(p.steps[4].count, 1u);  // source slot P
+  EXPECT_EQ(p.steps[4].stride, 4096u);
+  EXPECT_EQ(p.steps[5].kind, StepKind::kMemset);
+  EXPECT_EQ(p.steps[6].kind, StepKind::kPeerEnable);
+  EXPECT_EQ(p.steps[6].count, 1u);
+  EXPECT_EQ(p.pinned_staging_bytes, 2 * MiB);
+  EXPECT_EQ(p.pageable_staging_bytes, 4 * MiB);
+  EXPECT_EQ(p.gpus_used, 2);
+  ASSERT_EQ(p.entries.size(), 1u);
+  EXPECT_EQ(AccessEntry::type(p.entries[0]), AccessType::kReadModifyWrite);
+}
+
+TEST_F(PlanTest, CopiesOutsideTheirAllocationOrBetweenHostMemoriesFail) {
+  PlanBuilder b("t.umt");
+  b.add(alloc("A", 1 * MiB), names, "t.umt:1");
+  b.add(alloc("P", 1 * MiB, AllocKind::kPinned), names, "t.umt:2");
+  Event big = trace::events::copy_host(trace::CopyKind::kFromPinnedHost, 0, 2 * MiB, 0, 0, false);
+  big.name = names.intern("A");
+  EXPECT_THROW(b.add(big, names, "t.umt:3"), trace::TraceError);
+  Event host = trace::events::copy_host(trace::CopyKind::kFromPinnedHost, 0, 4096, 0, 0, false);
+  host.name = names.intern("P");
+  try {
+    b.add(host, names, "t.umt:4");
+    FAIL() << "no error";
+  } catch (const trace::TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), "t.umt:4: copy between a host buffer and host allocation 'P'");
+  }
 }
 
 }  // namespace

@@ -36,6 +36,23 @@ TEST(SafetyTest, RefusesOneByteOverHalfWithAClearMessage) {
   }
 }
 
+TEST(SafetyTest, CountsTheCopiesHostBuffers) {
+  Plan p = plan_with(1 * GiB);
+  p.pinned_staging_bytes = 3 * GiB;
+  p.pageable_staging_bytes = 1 * GiB;
+  EXPECT_NO_THROW(check_footprint(p, {16 * GiB, 80 * GiB}));
+  p.pageable_staging_bytes = 1 * GiB + 1;
+  try {
+    check_footprint(p, {16 * GiB, 80 * GiB});
+    FAIL() << "expected a refusal";
+  } catch (const UnsafeTraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("big.umt: refusing to replay: the copies' host buffers need 4.00 GiB (3.00 "
+                                         "GiB pinned, 1.00 GiB pageable)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SafetyTest, CountsDeviceAllocationsAgainstTheLimit) {
   EXPECT_THROW(check_footprint(plan_with(6 * GiB, 3 * GiB), {16 * GiB, 80 * GiB}), UnsafeTraceError);
 }

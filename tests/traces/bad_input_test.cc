@@ -33,11 +33,11 @@ const TextCase kTextCases[] = {
     {"missing_header", "alloc A 4KiB managed\n",
      "<memory>: file byte 0: not a umsim trace (expected the text header 'umsim-trace 1' or the binary magic "
      "\\x89UMTB\\r\\n\\x1a)"},
-    {"wrong_text_version", "umsim-trace 2\n",
-     "<memory>:1: unsupported text trace version 2 (this reader supports version 1)"},
+    {"wrong_text_version", "umsim-trace 3\n",
+     "<memory>:1: unsupported text trace version 3 (this reader supports versions 1 and 2)"},
     {"unknown_keyword", "umsim-trace 1\nallocate A 4KiB managed\n",
-     "<memory>:2: unknown keyword 'allocate' (expected alloc, free, kernel, end, r, w, a, cpu, prefetch, advise, "
-     "sync, record, wait or phase)"},
+     "<memory>:2: unknown keyword 'allocate' (expected alloc, free, kernel, end, r, w, a, rmw, cpu, prefetch, advise, "
+     "sync, record, wait, phase, copy, memset or peer)"},
     {"bad_unit", "umsim-trace 1\nalloc A 64MB managed\n",
      "<memory>:2: bad allocation size: unknown unit 'MB' in '64MB' (expected B, KiB, MiB, GiB or TiB)"},
     {"negative_size", "umsim-trace 1\nalloc A -4KiB managed\n",
@@ -68,7 +68,7 @@ const TextCase kTextCases[] = {
     {"prefetch_whole_unknown", "umsim-trace 1\nprefetch X to=gpu0\n",
      "<memory>:2: prefetch without len= of 'X', which has not been allocated (give len=)"},
     {"access_type_missing", "umsim-trace 1\ncpu A\n",
-     "<memory>:2: expected an access type r, w or a after 'cpu', got 'A'"},
+     "<memory>:2: expected an access type r, w, a or rmw after 'cpu', got 'A'"},
     {"sync_scope", "umsim-trace 1\nsync device\n",
      "<memory>:2: unknown sync scope 'device' (expected all, gpu=N or stream=N)"},
     {"gpu_out_of_range", "umsim-trace 1\nkernel k gpu=40000\n",
@@ -130,7 +130,7 @@ TEST(BinaryBadInput, BadMagic) {
 
 TEST(BinaryBadInput, WrongVersion) {
   EXPECT_EQ(decode_error(header(7)),
-            "<memory>: file byte 8: unsupported binary trace version 7 (this reader supports version 1)");
+            "<memory>: file byte 8: unsupported binary trace version 7 (this reader supports versions 1 and 2)");
 }
 
 TEST(BinaryBadInput, UnknownFlags) {
@@ -192,7 +192,8 @@ TEST(BinaryBadInput, NameIdOutOfRange) {
 }
 
 TEST(BinaryBadInput, UnknownRecordTag) {
-  EXPECT_EQ(decode_error(header() + records({0x0e, 15, 0})), kRecordPos + "0: unknown record tag 0x0e");
+  EXPECT_EQ(decode_error(header() + records({0x0e, 15, 0})),
+            kRecordPos + "0: record tag 0x0e is a version-2 statement (copy, memset or peer) in a version 1 trace");
 }
 
 TEST(BinaryBadInput, OpOutOfRange) {

@@ -8,6 +8,7 @@
 #include "tests/traces/trace_test_util.h"
 #include "traces/binary_writer.h"
 #include "traces/byte_io.h"
+#include "traces/event_factory.h"
 #include "traces/event_validation.h"
 #include "traces/text_writer.h"
 #include "traces/trace_names.h"
@@ -261,7 +262,7 @@ TEST(BinaryWriter, CompressesLargeSequentialTraces) {
 
 // Random well-formed events (every kind, extreme values, awkward names) survive
 // both encodings unchanged.
-std::vector<Item> random_items(std::uint64_t seed, int count) {
+std::vector<Item> random_items(std::uint64_t seed, int count, int version = 1) {
   std::mt19937_64 rng(seed);
   const std::vector<std::string> names = {"A", "buf_0", "my buffer", "q\"uote", "back\\slash", "x+y=z", "#hash",
                                           "k<int>(float*)", "\xc3\xa9t\xc3\xa9", std::string(300, 'n')};
@@ -285,8 +286,9 @@ std::vector<Item> random_items(std::uint64_t seed, int count) {
       continue;
     }
     Event& e = it.event.event;
-    e.kind = static_cast<EventKind>(pick(kEventKindCount));
-    it.event.name = testing::has_name(e.kind) ? names[pick(names.size())] : "";
+    e.kind = static_cast<EventKind>(pick(version >= 2 ? kEventKindCount : kVersion1EventKinds));
+    const bool named = e.kind != EventKind::kKernelEnd && e.kind != EventKind::kSync && e.kind != EventKind::kPeerEnable;
+    it.event.name = named ? names[pick(names.size())] : "";
     switch (e.kind) {
       case EventKind::kAlloc:
         e.op = static_cast<std::uint8_t>(pick(4));
@@ -300,7 +302,7 @@ std::vector<Item> random_items(std::uint64_t seed, int count) {
         break;
       case EventKind::kGpuAccess:
       case EventKind::kCpuAccess:
-        e.op = static_cast<std::uint8_t>(pick(3));
+        e.op = static_cast<std::uint8_t>(pick(version >= 2 ? 4 : 3));
         e.offset = big();
         e.length = big();
         e.stride = pick(2) ? 0 : big();
@@ -327,6 +329,25 @@ std::vector<Item> random_items(std::uint64_t seed, int count) {
       case EventKind::kEventWait:
         e.stream = static_cast<StreamId>(rng());
         break;
+      case EventKind::kCopy: {
+        const auto kind = static_cast<CopyKind>(pick(5));
+        const int gpu = static_cast<int>(pick(32767));
+        if (kind == CopyKind::kBetweenAllocations) {
+          e = events::copy_between(big(), 0, big(), big(), gpu, static_cast<StreamId>(rng()), pick(2));
+          it.event.source_name = names[pick(names.size())];
+        } else {
+          e = events::copy_host(kind, big(), big(), gpu, static_cast<StreamId>(pick(5)), pick(2));
+        }
+        break;
+      }
+      case EventKind::kMemset:
+        e = events::memset(big(), big(), static_cast<int>(pick(8)), static_cast<StreamId>(rng()), pick(2));
+        break;
+      case EventKind::kPeerEnable: {
+        const int a = static_cast<int>(pick(32767));
+        e = events::peer_enable(a, (a + 1 + static_cast<int>(pick(100))) % 32767);
+        break;
+      }
       default:
         break;
     }
@@ -335,20 +356,24 @@ std::vector<Item> random_items(std::uint64_t seed, int count) {
   return items;
 }
 
-TEST(RoundTripProperty, RandomEventsSurviveBothEncodings) {
+class RoundTripVersions : public ::testing::TestWithParam<int> {};
+
+TEST_P(RoundTripVersions, RandomEventsSurviveBothEncodings) {
+  const int version = GetParam();
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    const auto items = random_items(seed, 4000);
+    const auto items = random_items(seed, 4000, version);
     const auto expected = events_of(items);
-    const std::string text = encode(items, Encoding::kText);
-    const std::string binary = encode(items, Encoding::kBinary);
+    const std::string text = encode(items, Encoding::kText, version);
+    const std::string binary = encode(items, Encoding::kBinary, version);
+    EXPECT_EQ(text.substr(0, 14), "umsim-trace " + std::to_string(version) + "\n");
     EXPECT_EQ(events_of(decode(text)), expected) << seed;
     EXPECT_EQ(events_of(decode(binary)), expected) << seed;
     std::string raw;
     {
-      BinaryWriter writer(string_output(&raw), "<memory>", BinaryWriterOptions{.compress = false});
+      BinaryWriter writer(string_output(&raw), "<memory>", BinaryWriterOptions{.compress = false, .version = version});
       for (const auto& it : items) {
         if (it.is_comment) writer.comment(it.comment);
-        else writer.write(it.event.event, it.event.name);
+        else writer.write(it.event.event, it.event.name, it.event.source_name);
       }
       writer.finish();
     }
@@ -360,9 +385,11 @@ TEST(RoundTripProperty, RandomEventsSurviveBothEncodings) {
       ASSERT_EQ(back[i].is_comment, items[i].is_comment) << i;
       if (items[i].is_comment) EXPECT_EQ(back[i].comment, items[i].comment);
     }
-    EXPECT_EQ(encode(decode(text), Encoding::kText), text);
+    EXPECT_EQ(encode(decode(text), Encoding::kText, version), text);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(FormatVersions, RoundTripVersions, ::testing::Values(1, 2));
 
 // Traces far larger than the decoders' buffers (1 MiB text chunks, 4 MiB of
 // decompressed records): records, long comments and late name definitions

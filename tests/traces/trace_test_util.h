@@ -15,12 +15,15 @@ namespace umsim::trace::testing {
 struct NamedEvent {
   Event event;
   std::string name;  // resolved through the reader's NameTable ("" for kinds without a name)
+  std::string source_name;  // a copy's source allocation ("" for other events)
   std::string position;
   friend bool operator==(const NamedEvent& a, const NamedEvent& b) {
-    return a.event.kind == b.event.kind && a.name == b.name && strip_name(a.event) == strip_name(b.event);
+    return a.event.kind == b.event.kind && a.name == b.name && a.source_name == b.source_name &&
+           strip_name(a.event) == strip_name(b.event);
   }
   static Event strip_name(Event e) {
     e.name = 0;
+    if (trace::has_source_name(e)) e.count = 0;
     return e;
   }
 };
@@ -30,8 +33,6 @@ struct Item {
   NamedEvent event;
   std::string comment;
 };
-
-inline bool has_name(EventKind k) { return k != EventKind::kKernelEnd && k != EventKind::kSync; }
 
 // Reads everything, in order, comments interleaved where they appeared.
 inline std::vector<Item> read_items(TraceReader& reader, std::size_t batch = 1000) {
@@ -51,7 +52,8 @@ inline std::vector<Item> read_items(TraceReader& reader, std::size_t batch = 100
       if (i == n) break;
       Item item;
       item.event.event = buf[i];
-      item.event.name = has_name(buf[i].kind) ? reader.names().name(buf[i].name) : "";
+      item.event.name = trace::has_name(buf[i]) ? reader.names().name(buf[i].name) : "";
+      if (trace::has_source_name(buf[i])) item.event.source_name = reader.names().name(buf[i].copy_source());
       item.event.position = reader.position(i);
       items.push_back(item);
     }
@@ -67,12 +69,12 @@ inline std::vector<NamedEvent> events_of(const std::vector<Item>& items) {
   return out;
 }
 
-inline std::string encode(const std::vector<Item>& items, Encoding encoding) {
+inline std::string encode(const std::vector<Item>& items, Encoding encoding, int version = 1) {
   std::string out;
-  auto writer = create_trace_writer_to_string(&out, encoding);
+  auto writer = create_trace_writer_to_string(&out, encoding, version);
   for (const auto& it : items) {
     if (it.is_comment) writer->comment(it.comment);
-    else writer->write(it.event.event, it.event.name);
+    else writer->write(it.event.event, it.event.name, it.event.source_name);
   }
   writer->finish();
   return out;

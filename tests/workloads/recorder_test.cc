@@ -17,7 +17,7 @@ namespace {
 std::string convert(const std::string& log_text, ConvertStats* stats = nullptr) {
   const RecordLog log = parse_record_log(log_text, "test.log");
   std::string text;
-  auto writer = trace::create_trace_writer_to_string(&text, trace::Encoding::kText);
+  auto writer = trace::create_trace_writer_to_string(&text, trace::Encoding::kText, trace_version_for(log));
   const ConvertStats s = convert_record_log(log, *writer);
   writer->finish();
   if (stats) *stats = s;
@@ -149,6 +149,41 @@ TEST(RecordToTrace, MeasuredComputeOption) {
   EXPECT_NE(measured.find("kernel k gpu=0 compute=2500ns\nend\n"), std::string::npos) << measured;
 }
 
+// Copies: a pointer inside a recorded allocation is that allocation, any other
+// host pointer a pageable host buffer; memsets; peer access once per pair.
+TEST(RecordToTrace, CopiesMemsetsAndPeerAccess) {
+  ConvertStats s;
+  const std::string events = convert(
+      "umsim-record 1\n"
+      "alloc 10 device 0x1000000 8388608 0\n"
+      "alloc 11 pinned 0x9000000 4194304 0\n"
+      "copy 20 0x1100000 0x7f0000000000 1048576 0 0 0\n"   // pageable -> device, synchronous
+      "copy 21 0x7f0000000000 0x1000000 4096 0 7 1\n"      // device -> pageable, async on stream 7
+      "copy 22 0x1000000 0x9001000 8192 0 7 1\n"           // pinned allocation -> device
+      "copy 23 0x7f0000000000 0x7f1000000000 4096 0 0 0\n" // host to host: not expressible
+      "memset 24 0x1000000 65536 0 0 1\n"
+      "peer 25 0 1\n"
+      "peer 26 1 0\n"
+      "free 30 0x1000000\nfree 31 0x9000000\nend 40\n",
+      &s);
+  EXPECT_EQ(events,
+            "umsim-trace 2\n"
+            "alloc device0 8MiB device on=gpu0\n"
+            "alloc pinned0 4MiB pinned\n"
+            "copy device0+1MiB from_host=pageable len=1MiB gpu=0\n"
+            "copy device0 to_host=pageable len=4KiB gpu=0 stream=1 async\n"
+            "copy device0 from=pinned0+4KiB len=8KiB gpu=0 stream=1 async\n"
+            "memset device0 len=64KiB gpu=0 async\n"
+            "peer enable gpu0 gpu1\n"
+            "free device0\nfree pinned0\n");
+  EXPECT_EQ(s.copies, 3u);
+  EXPECT_EQ(s.memsets, 1u);
+  EXPECT_EQ(s.peer_enables, 1u);
+  EXPECT_EQ(s.outside, 1u);
+  EXPECT_EQ(error_of("umsim-record 1\ncopy 1 0x10 0x20 16 0 0 2\n"), "bad.log:2: async flag 2 (expected 0 or 1)");
+  EXPECT_EQ(error_of("umsim-record 1\npeer 1 0 0\n"), "bad.log:2: peer access needs two different GPUs, got 0 and 0");
+}
+
 TEST(RecordLog, BadLinesNameTheLine) {
   EXPECT_EQ(error_of("alloc 1 managed 0x10 16 0\n"),
             "bad.log:1: not a recorder log (expected the header 'umsim-record 1')");
@@ -163,7 +198,8 @@ TEST(RecordLog, BadLinesNameTheLine) {
   EXPECT_EQ(error_of("umsim-record 1\num 4 1 2 0x10 1 1 0\n"), "bad.log:2: missing destination id");
   EXPECT_EQ(error_of("umsim-record 1\nend 5\nfree 6 0x10\n"), "bad.log:3: record after 'end'");
   EXPECT_EQ(error_of("umsim-record 1\nmemcpy 1 0x10 16\n"),
-            "bad.log:2: unknown record 'memcpy' (expected alloc, free, prefetch, advise, launch, sync, kernel, um or end)");
+            "bad.log:2: unknown record 'memcpy' (expected alloc, free, prefetch, advise, launch, sync, copy, memset, peer, "
+            "kernel, um or end)");
   EXPECT_EQ(error_of(""), "bad.log: empty recorder log (the program made no CUDA calls, or the recorder was not loaded)");
 }
 

@@ -21,20 +21,22 @@ inline constexpr std::size_t kMaxEvents = 20000;
 struct Decoded {
   std::vector<Event> events;
   std::vector<std::string> names;  // per event, "" for kinds without one
+  std::vector<std::string> sources;  // per event: a copy's source allocation, else ""
+  int version = 1;
   std::vector<std::pair<std::size_t, std::string>> comments;  // (index of the following event, text)
 };
 
-inline bool has_name(EventKind k) { return k != EventKind::kKernelEnd && k != EventKind::kSync; }
-
 inline Decoded decode_all(TraceReader& reader) {
   Decoded d;
+  d.version = reader.version();
   std::vector<Event> batch(61);  // odd size: batches end at awkward places
   while (d.events.size() < kMaxEvents) {
     const std::size_t n = reader.read(batch);
     for (const TraceComment& c : reader.comments()) d.comments.emplace_back(d.events.size() + c.before_index, c.text);
     for (std::size_t i = 0; i < n; ++i) {
       d.events.push_back(batch[i]);
-      d.names.push_back(has_name(batch[i].kind) ? reader.names().name(batch[i].name) : "");
+      d.names.push_back(has_name(batch[i]) ? reader.names().name(batch[i].name) : "");
+      d.sources.push_back(has_source_name(batch[i]) ? reader.names().name(batch[i].copy_source()) : "");
       (void)reader.position(i);
     }
     if (n == 0) break;
@@ -44,11 +46,11 @@ inline Decoded decode_all(TraceReader& reader) {
 
 inline std::string encode(const Decoded& d, Encoding encoding) {
   std::string out;
-  auto writer = create_trace_writer_to_string(&out, encoding);
+  auto writer = create_trace_writer_to_string(&out, encoding, d.version);
   std::size_t c = 0;
   for (std::size_t i = 0; i <= d.events.size(); ++i) {
     while (c < d.comments.size() && d.comments[c].first == i) writer->comment(d.comments[c++].second);
-    if (i < d.events.size()) writer->write(d.events[i], d.names[i]);
+    if (i < d.events.size()) writer->write(d.events[i], d.names[i], d.sources[i]);
   }
   writer->finish();
   return out;
@@ -64,8 +66,10 @@ inline void expect_same(const Decoded& a, const Decoded& b, bool compare_comment
   for (std::size_t i = 0; i < a.events.size(); ++i) {
     Event x = a.events[i], y = b.events[i];
     x.name = y.name = 0;
+    if (has_source_name(x)) x.count = y.count = 0;  // compared by name below
     if (!(x == y)) die("event", i);
     if (a.names[i] != b.names[i]) die("name", i);
+    if (a.sources[i] != b.sources[i]) die("copy source", i);
   }
   if (compare_comments && a.comments != b.comments) die("comments", a.comments.size());
 }

@@ -38,11 +38,17 @@ void generate_trace(std::string_view name, std::string_view overrides, trace::Tr
   if (builder.in_kernel()) throw std::logic_error("generator '" + info.name + "' left a kernel open");
 }
 
+int generator_format_version(std::string_view name, std::string_view overrides) {
+  const GeneratorInfo& info = GeneratorRegistry::instance().find(name);
+  return info.format_version ? info.format_version(resolve_params(name, overrides)) : 1;
+}
+
 TraceSummary generate_file(std::string_view name, std::string_view overrides, const std::string& path,
                            std::optional<trace::Encoding> encoding) {
   resolve_params(name, overrides);  // fail before creating the file
   // Atomic: on any error nothing appears under `path`.
-  auto writer = trace::create_trace_writer(path, encoding.value_or(trace::encoding_for_path(path)));
+  auto writer = trace::create_trace_writer(path, encoding.value_or(trace::encoding_for_path(path)),
+                                           generator_format_version(name, overrides));
   SummaryWriter counting(writer.get());
   generate_trace(name, overrides, counting);
   counting.finish();

@@ -33,6 +33,9 @@ struct GeneratorInfo {
   std::string doc;
   std::vector<ParamSpec> params;
   std::function<void(const GenParams&, TraceEmitter&)> run;
+  // The trace format version the parameters need (version-2 statements such as
+  // explicit copies); unset: version 1.
+  std::function<int(const GenParams&)> format_version;
 };
 
 class GeneratorRegistry {
@@ -57,6 +60,9 @@ GenParams resolve_params(std::string_view generator, std::string_view overrides)
 // Runs generator `name` with `overrides` ("k=v,k=v"), streaming into `out`.
 // Writes a header comment with the resolved parameters; does not call finish().
 void generate_trace(std::string_view name, std::string_view overrides, trace::TraceWriter& out);
+
+// The trace format version generator `name` writes with `overrides` (1 or 2).
+int generator_format_version(std::string_view name, std::string_view overrides);
 
 // Runs generator `name` into the file `path` (in `encoding`; by default as the
 // extension says: ".umtb" binary, otherwise text) and returns its summary. Bad names or parameters fail before the file is
@@ -87,4 +93,8 @@ std::int64_t get_int_in(const GenParams& p, const std::string& name, std::int64_
 #define UMSIM_GEN_CONCAT(a, b) UMSIM_GEN_CONCAT_INNER(a, b)
 #define UMSIM_REGISTER_GENERATOR(name, doc, specs, fn)                                            \
   static ::umsim::gen::GeneratorRegistrar UMSIM_GEN_CONCAT(umsim_generator_, __LINE__)(             \
-      ::umsim::gen::GeneratorInfo{name, doc, std::vector<::umsim::gen::ParamSpec> specs, fn})
+      ::umsim::gen::GeneratorInfo{name, doc, std::vector<::umsim::gen::ParamSpec> specs, fn, {}})
+// Same, for a generator whose parameters may need format version 2 (`version_fn`).
+#define UMSIM_REGISTER_GENERATOR_VERSIONED(name, doc, specs, fn, version_fn)                      \
+  static ::umsim::gen::GeneratorRegistrar UMSIM_GEN_CONCAT(umsim_generator_, __LINE__)(             \
+      ::umsim::gen::GeneratorInfo{name, doc, std::vector<::umsim::gen::ParamSpec> specs, fn, version_fn})

@@ -14,8 +14,8 @@ namespace {
 [[noreturn]] void bug(const std::string& what) { throw std::logic_error("trace emitter: " + what); }
 }  // namespace
 
-void TraceEmitter::emit(const Event& e, std::string_view name) {
-  out_.write(e, name);
+void TraceEmitter::emit(const Event& e, std::string_view name, std::string_view source_name) {
+  out_.write(e, name, source_name);
   ++events_;
 }
 
@@ -82,6 +82,36 @@ void TraceEmitter::advise(std::string_view alloc, Advice advice, Bytes offset, B
   if (in_kernel_) bug("advise inside a kernel");
   check_range(alloc, offset, length, "advise");
   emit(trace::events::advise(advice, offset, length, target), alloc);
+}
+
+void TraceEmitter::copy_host(trace::CopyKind kind, std::string_view alloc, Bytes offset, Bytes length, int gpu,
+                            StreamId stream, bool async) {
+  if (in_kernel_) bug("copy inside a kernel");
+  if (kind == trace::CopyKind::kBetweenAllocations) bug("copy_host between allocations");
+  check_range(alloc, offset, length, "copy");
+  emit(trace::events::copy_host(kind, offset, length, gpu, stream, async), alloc);
+}
+
+void TraceEmitter::copy(std::string_view destination, Bytes destination_offset, std::string_view source,
+                        Bytes source_offset, Bytes length, int gpu, StreamId stream, bool async) {
+  if (in_kernel_) bug("copy inside a kernel");
+  check_range(destination, destination_offset, length, "copy destination");
+  check_range(source, source_offset, length, "copy source");
+  // The writer resolves the source by name; the event's source id is not used.
+  emit(trace::events::copy_between(destination_offset, 0, source_offset, length, gpu, stream, async), destination,
+       source);
+}
+
+void TraceEmitter::memset(std::string_view alloc, Bytes offset, Bytes length, int gpu, StreamId stream, bool async) {
+  if (in_kernel_) bug("memset inside a kernel");
+  check_range(alloc, offset, length, "memset");
+  emit(trace::events::memset(offset, length, gpu, stream, async), alloc);
+}
+
+void TraceEmitter::peer_enable(int gpu, int peer) {
+  if (in_kernel_) bug("peer enable inside a kernel");
+  if (gpu == peer) bug("peer enable of a GPU with itself");
+  emit(trace::events::peer_enable(gpu, peer), {});
 }
 
 void TraceEmitter::sync_all() {

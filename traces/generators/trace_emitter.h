@@ -61,6 +61,15 @@ class TraceEmitter {
     advise(alloc, advice, 0, size_of(alloc), target);
   }
 
+  // Format version 2 (the writer must be a version-2 writer): explicit copies,
+  // memsets and peer access. A host copy's `kind` is one of the from/to host kinds.
+  void copy_host(trace::CopyKind kind, std::string_view alloc, Bytes offset, Bytes length, int gpu,
+                 StreamId stream, bool async);
+  void copy(std::string_view destination, Bytes destination_offset, std::string_view source, Bytes source_offset,
+            Bytes length, int gpu, StreamId stream, bool async);
+  void memset(std::string_view alloc, Bytes offset, Bytes length, int gpu, StreamId stream, bool async);
+  void peer_enable(int gpu, int peer);
+
   void sync_all();
   void sync_gpu(int gpu);
   void sync_stream(StreamId stream);
@@ -70,7 +79,7 @@ class TraceEmitter {
   std::uint64_t events_written() const { return events_; }
 
  private:
-  void emit(const trace::Event& e, std::string_view name);
+  void emit(const trace::Event& e, std::string_view name, std::string_view source_name = {});
   void check_range(std::string_view alloc, Bytes offset, Bytes length, const char* what) const;
 
   trace::TraceWriter& out_;

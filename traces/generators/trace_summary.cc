@@ -12,8 +12,8 @@ std::string TraceSummary::to_string() const {
                      events, allocations, footprint, peak_live, distinct_pages, page_touches, kernels);
 }
 
-void SummaryWriter::write(const trace::Event& e, std::string_view name) {
-  if (forward_) forward_->write(e, name);
+void SummaryWriter::write(const trace::Event& e, std::string_view name, std::string_view source_name) {
+  if (forward_) forward_->write(e, name, source_name);
   ++summary_.events;
   ++summary_.by_kind[static_cast<int>(e.kind)];
   switch (e.kind) {

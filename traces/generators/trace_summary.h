@@ -32,7 +32,7 @@ struct TraceSummary {
 class SummaryWriter : public trace::TraceWriter {
  public:
   explicit SummaryWriter(trace::TraceWriter* forward = nullptr) : forward_(forward) {}
-  void write(const trace::Event& e, std::string_view name) override;
+  void write(const trace::Event& e, std::string_view name, std::string_view source_name = {}) override;
   void comment(std::string_view text) override;
   void finish() override;
   const TraceSummary& summary() const { return summary_; }

@@ -15,9 +15,9 @@ MiB = 1 << 20
 PAGE = 4096
 
 
-def write(name, comment, body):
+def write(name, comment, body, version=1):
     with open(os.path.join(HERE, name + ".umt"), "w") as f:
-        f.write("umsim-trace 1\n")
+        f.write(f"umsim-trace {version}\n")
         for line in comment.strip().splitlines():
             f.write("# " + line + "\n")
         f.write(body.strip() + "\n")
@@ -368,3 +368,80 @@ sync all
 free C
 free D
 """)
+
+# ---- format version 2: explicit copies, memset, read-modify-write ----------
+# Sizes differ from the calibration's copy group (64 KiB, 1 MiB, 16 MiB, 256 MiB).
+
+body = "alloc D 64MiB device on=gpu0\n"
+for size, label in [(256 * 1024, "256KiB"), (4 * MiB, "4MiB"), (64 * MiB, "64MiB")]:
+    for host in ["pinned", "pageable"]:
+        for direction, side in [("h2d", "from_host"), ("d2h", "to_host")]:
+            body += f"phase {direction}_{host}_{label}\n"
+            body += f"copy D {side}={host} len={label} gpu=0\n" * 4
+body += "phase end\nfree D\n"
+write("c01_copies_pinned_pageable", """
+Explicit synchronous copies between host buffers and device memory, pinned and
+pageable, both directions, at 256 KiB, 4 MiB and 64 MiB (four copies a phase):
+the host link's copy bandwidth by size and host memory kind.""", body, version=2)
+
+write("c02_memset_then_kernel", """
+hipMemset of a fresh 256 MiB managed buffer on gpu0 (populates it on the GPU),
+a kernel reads and writes it (resident), then the CPU reads a quarter back.""", """
+alloc A 256MiB managed
+phase memset
+memset A len=256MiB gpu=0
+phase kernel
+kernel update gpu=0 stream=1 compute=100us
+  rmw A len=256MiB
+end
+sync all
+phase cpu_read
+cpu r A len=64MiB
+phase end
+free A
+""", version=2)
+
+body = """alloc A 64MiB managed
+alloc B 16MiB managed
+cpu w A len=64MiB
+cpu w B len=16MiB
+advise B len=16MiB readmostly
+"""
+for it in range(3):
+    body += f"""phase gpu{it}
+kernel bump{it} gpu=0 stream=1 compute=50us
+  rmw A len=64MiB
+  rmw B len=16MiB
+end
+sync all
+phase cpu{it}
+cpu rmw A len=64MiB
+cpu rmw B len=16MiB
+"""
+body += "phase end\nfree A\nfree B\n"
+write("c03_rmw_pingpong", """
+CPU and GPU take turns updating the same buffers in place (load, then a
+dependent store): 64 MiB plain managed memory migrates both ways each turn; a
+16 MiB ReadMostly buffer is read-duplicated by the load, then collapsed by the store.""",
+      body, version=2)
+
+chunk = 32 * MiB
+body = "alloc In 256MiB device on=gpu0\nalloc Out 256MiB device on=gpu0\n"
+for i in range(8):
+    off = i * chunk
+    body += f"""copy In+{off // MiB}MiB from_host=pinned len=32MiB gpu=0 stream=1 async
+record in{i} stream=1
+wait in{i} stream=2
+kernel work{i} gpu=0 stream=2 compute=1ms
+  r In+{off // MiB}MiB len=32MiB
+  w Out+{off // MiB}MiB len=32MiB
+end
+record out{i} stream=2
+wait out{i} stream=3
+copy Out+{off // MiB}MiB to_host=pinned len=32MiB gpu=0 stream=3 async
+"""
+body += "sync all\nfree In\nfree Out\n"
+write("c04_copy_compute_pipeline", """
+A copy/compute pipeline over eight 32 MiB chunks: asynchronous pinned uploads on
+stream 1, kernels on stream 2, asynchronous pinned downloads on stream 3, joined
+by events, so copies in both directions overlap the kernels.""", body, version=2)

@@ -1,0 +1,150 @@
+// Explicit copies, memsets, peer access per GPU pair and read-modify-write
+// accesses (format version 2): hand-computed timings under round_profile()
+// with pinned copies at 4 GB/s, pageable at 2 GB/s and device memory at 2 GB/s.
+#include <gtest/gtest.h>
+
+#include "tests/sim/sim_test_util.h"
+#include "traces/trace_builder.h"
+
+namespace umsim::sim {
+namespace {
+
+using namespace trace::literals;
+using testing::options_for;
+using testing::replay;
+using testing::round_profile;
+using trace::AllocKind;
+using trace::CopyKind;
+using trace::Issue;
+using trace::Processor;
+using trace::TraceBuilder;
+
+HardwareProfile copy_profile(int gpus = 1) {
+  HardwareProfile p = round_profile(gpus);
+  p.pinned_copy_gbps = 4.0;
+  p.pageable_copy_gbps = 2.0;
+  p.gpu_access_gbps = 2.0;
+  return p;
+}
+
+TraceBuilder with_device(Bytes bytes = 4_MiB) {
+  TraceBuilder b;
+  b.alloc("D", bytes, AllocKind::kDevice, Processor::gpu(0));
+  return b;
+}
+
+// Pinned: link latency 1000 + 4 MiB / 4 GB/s = 1000 + 1048576.
+TEST(Copies, PinnedHostToDevice) {
+  const auto t = with_device().copy_host(CopyKind::kFromPinnedHost, "D", 0, 4_MiB).build();
+  EXPECT_EQ(replay(t, options_for(copy_profile())).total.time_ns, 1049576u);
+}
+
+// Pageable: 1000 + 4 MiB / 2 GB/s = 1000 + 2097152, either direction.
+TEST(Copies, PageableBothDirections) {
+  const auto up = with_device().copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB).build();
+  EXPECT_EQ(replay(up, options_for(copy_profile())).total.time_ns, 2098152u);
+  const auto down = with_device().copy_host(CopyKind::kToPageableHost, "D", 0, 4_MiB).build();
+  EXPECT_EQ(replay(down, options_for(copy_profile())).total.time_ns, 2098152u);
+}
+
+// A synchronous copy holds the host; an asynchronous one only its stream: the
+// pageable 4 KiB copy (1000 + 2048) starts at once beside the 4 MiB upload on
+// stream 1, and the host waits for it alone until `sync`.
+TEST(Copies, AsyncCopiesRunOnTheirStream) {
+  auto b = with_device();
+  b.copy_host(CopyKind::kFromPinnedHost, "D", 0, 4_MiB, Issue{0, 1, true})
+      .phase("small")
+      .copy_host(CopyKind::kToPageableHost, "D", 0, 4_KiB, Issue{0, 2, false});
+  const Result r = replay(b.build(), options_for(copy_profile()));
+  EXPECT_EQ(r.total.time_ns, 1049576u);
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 3048u);
+  // A synchronous copy on stream 1 waits for the stream's earlier work.
+  auto c = with_device();
+  c.copy_host(CopyKind::kFromPinnedHost, "D", 0, 4_MiB, Issue{0, 1, true})
+      .copy_host(CopyKind::kToPageableHost, "D", 0, 4_KiB, Issue{0, 1, false});
+  EXPECT_EQ(replay(c.build(), options_for(copy_profile())).total.time_ns, 1049576u + 3048u);
+}
+
+// Device to device on one GPU: every byte read and written at 2 GB/s: 2 x 2097152.
+TEST(Copies, DeviceToDeviceAtDeviceBandwidth) {
+  auto b = with_device();
+  b.alloc("E", 4_MiB, AllocKind::kDevice, Processor::gpu(0)).copy("E", 0, "D", 0, 4_MiB);
+  EXPECT_EQ(replay(b.build(), options_for(copy_profile())).total.time_ns, 4194304u);
+}
+
+// Between GPUs: over the peer link (1000 + 4 MiB / 8 GB/s) once the trace
+// enables the pair; staged through the host (two host-link copies) before.
+TEST(Copies, PeerCopiesFollowPeerEnable) {
+  auto staged = with_device();
+  staged.alloc("E", 4_MiB, AllocKind::kDevice, Processor::gpu(1)).copy("E", 0, "D", 0, 4_MiB);
+  EXPECT_EQ(replay(staged.build(), options_for(copy_profile(2))).total.time_ns, 2u * (1000 + 1048576));
+  auto peer = with_device();
+  peer.alloc("E", 4_MiB, AllocKind::kDevice, Processor::gpu(1)).peer_enable(0, 1).copy("E", 0, "D", 0, 4_MiB);
+  EXPECT_EQ(replay(peer.build(), options_for(copy_profile(2))).total.time_ns, 1000u + 524288u);
+  // A profile whose GPUs cannot reach each other refuses the statement.
+  HardwareProfile no_peers = copy_profile(2);
+  no_peers.peer_access = false;
+  auto refused = TraceBuilder().peer_enable(0, 1).build();
+  EXPECT_THROW(replay(refused, options_for(no_peers)), SimulationError);
+}
+
+// Into CPU-resident managed memory: the range migrates to the copy's GPU first
+// (prefetch block cost 500 + one 2 MiB run 1000 + 524288), then the copy
+// (1000 + 524288). The CPU's first touch took 512 x 110 = 56320 before.
+TEST(Copies, CopyIntoManagedMemoryMigratesItToTheCopysGpu) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .cpu_write("A")
+                     .copy_host(CopyKind::kFromPinnedHost, "A", 0, 2_MiB)
+                     .kernel("k", 0, 0)
+                     .read("A")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(copy_profile()));
+  EXPECT_EQ(r.kernels[0].start_ns, 56320u + 500 + 525288 + 525288);
+  EXPECT_EQ(r.kernels[0].counters.gpu_faults, 0u);  // resident: no fault
+  EXPECT_EQ(r.total.bytes_h2d, 2_MiB);
+}
+
+// Memset of managed memory resident nowhere populates it on the GPU (no copy),
+// then writes 2 MiB at 2 GB/s: 500 + populate + 1048576; the kernel then hits.
+TEST(Copies, MemsetPopulatesManagedMemoryOnTheGpu) {
+  const auto t = TraceBuilder().alloc("A", 2_MiB).memset("A").kernel("k", 0, 0).write("A").end().build();
+  const Result r = replay(t, options_for(copy_profile()));
+  EXPECT_EQ(r.total.bytes_h2d, 0u);
+  EXPECT_EQ(r.kernels[0].counters.gpu_faults, 0u);
+  EXPECT_EQ(r.kernels[0].start_ns, 500u + 1048576u);
+}
+
+// Read-modify-write of a ReadMostly page held by the CPU: the load faults and
+// duplicates it (batch 10000 + duplicate block 2000 + page 100 + copy 2024),
+// the store faults again and collapses the CPU's copy (10000 + 2000 + 100, no copy).
+TEST(ReadModifyWrite, ReadFaultThenWriteUpgradeCollapsesDuplicates) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .cpu_write("A")
+                     .advise("A", trace::Advice::kSetReadMostly)
+                     .kernel("k", 0, 0)
+                     .read_modify_write("A")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(copy_profile()));
+  const Counters& k = r.kernels[0].counters;
+  EXPECT_EQ(k.fault_batches, 2u);
+  EXPECT_EQ(k.gpu_faults, 2u);
+  EXPECT_EQ(k.bytes_h2d, 4096u);
+  EXPECT_EQ(k.time_ns, 14124u + 12100u);
+}
+
+// Without ReadMostly the load's fault moves the page for good: the store hits.
+TEST(ReadModifyWrite, PlainPagesFaultOnce) {
+  const auto t =
+      TraceBuilder().alloc("A", 4_KiB).cpu_write("A").kernel("k", 0, 0).read_modify_write("A").end().build();
+  const Result r = replay(t, options_for(copy_profile()));
+  EXPECT_EQ(r.kernels[0].counters.fault_batches, 1u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 14124u);
+}
+
+}  // namespace
+}  // namespace umsim::sim
