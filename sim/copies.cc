@@ -149,12 +149,18 @@ void Engine::on_memset(const Event& e) {
 }
 
 void Engine::read_modify_write(const Event& e) {
-  // A load faults (or hits) first; the dependent store then upgrades the page
-  // for writing where the read left it read-only (ReadMostly duplicates collapse).
+  // A load faults (or hits) first; the dependent store is issued only when the
+  // load has returned, so the read faults are serviced before it, and the store
+  // then upgrades the page for writing where the read left it read-only
+  // (ReadMostly duplicates collapse: a second fault).
   Event part = e;
   part.op = static_cast<std::uint8_t>(trace::AccessType::kRead);
-  if (e.kind == trace::EventKind::kGpuAccess) gpu_access(part);
-  else cpu_access(part);
+  if (e.kind == trace::EventKind::kGpuAccess) {
+    gpu_access(part);
+    service_fault_batch();
+  } else {
+    cpu_access(part);
+  }
   part.op = static_cast<std::uint8_t>(trace::AccessType::kWrite);
   if (e.kind == trace::EventKind::kGpuAccess) gpu_access(part);
   else cpu_access(part);

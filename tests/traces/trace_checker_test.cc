@@ -21,7 +21,8 @@ using Lines = std::vector<std::string>;
 TEST(TraceChecker, ExamplesAreClean) {
   for (const char* path : {"traces/examples/cpu_gpu_cpu.umt", "traces/examples/stream_pipeline.umt",
                            "traces/examples/advise_all.umt", "traces/examples/alloc_kinds.umt",
-                           "traces/examples/multi_gpu.umt", "traces/examples/training_step.umt"}) {
+                           "traces/examples/multi_gpu.umt", "traces/examples/training_step.umt",
+                           "traces/examples/copies_v2.umt"}) {
     auto reader = open_trace(path);
     std::vector<std::string> out;
     const CheckSummary s = check_trace(*reader, [&](const TraceProblem& p) { out.push_back(to_string(p)); });
@@ -105,8 +106,8 @@ TEST(TraceChecker, MalformedTextLinesAreReportedAndSkipped) {
   EXPECT_EQ(problems("alloc A 4KiB managed\nalloc B 4MB managed\ncpu r A len=8KiB\nfrobnicate\nfree A\n"),
             (Lines{"t.umt:3: error: bad allocation size: unknown unit 'MB' in '4MB' (expected B, KiB, MiB, GiB or TiB)",
                    "t.umt:4: error: CPU access [0B, +8KiB) is outside 'A' (size 4KiB)",
-                   "t.umt:5: error: unknown keyword 'frobnicate' (expected alloc, free, kernel, end, r, w, a, cpu, "
-                   "prefetch, advise, sync, record, wait or phase)"}));
+                   "t.umt:5: error: unknown keyword 'frobnicate' (expected alloc, free, kernel, end, r, w, a, rmw, cpu, "
+                   "prefetch, advise, sync, record, wait, phase, copy, memset or peer)"}));
 }
 
 TEST(TraceChecker, BinaryPositionsAreByteOffsets) {

@@ -161,24 +161,25 @@ class ExampleRoundTrip : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExampleRoundTrip, TextBinaryTextIsIdentical) {
   const std::string path = GetParam();
+  const int version = open_trace(path)->version();
   const auto original = testing::read_items(*open_trace(path));
-  const std::string canonical = encode(original, Encoding::kText);
+  const std::string canonical = encode(original, Encoding::kText, version);
   // The examples are written in canonical form, except the issue's own example (golden above).
   if (path.find("cpu_gpu_cpu") == std::string::npos) EXPECT_EQ(canonical, file_contents(path));
 
-  const std::string binary = encode(original, Encoding::kBinary);
+  const std::string binary = encode(original, Encoding::kBinary, version);
   const auto from_binary = decode(binary);
   EXPECT_EQ(events_of(from_binary), events_of(original));
-  EXPECT_EQ(encode(from_binary, Encoding::kText), canonical);
+  EXPECT_EQ(encode(from_binary, Encoding::kText, version), canonical);
   // The canonical text reads back to the same events and re-encodes to the same bytes.
   const auto from_canonical = decode(canonical);
   EXPECT_EQ(events_of(from_canonical), events_of(original));
-  EXPECT_EQ(encode(from_canonical, Encoding::kBinary), binary);
+  EXPECT_EQ(encode(from_canonical, Encoding::kBinary, version), binary);
 }
 
 TEST_P(ExampleRoundTrip, BatchSizeDoesNotChangeTheResult) {
   const std::string text = file_contents(GetParam());
-  const std::string binary = encode(decode(text), Encoding::kBinary);
+  const std::string binary = encode(decode(text), Encoding::kBinary, open_trace(GetParam())->version());
   const auto reference = decode(text, 4096);
   for (std::size_t batch : {1, 2, 3, 7}) {
     const auto t = decode(text, batch);
@@ -207,7 +208,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, ExampleRoundTrip, ::testing::ValuesIn(example
 
 TEST(ExampleRoundTrip, CoversEveryEventKindAndOp) {
   bool kinds[kEventKindCount] = {};
-  bool advice[6] = {}, alloc[4] = {}, access[3] = {}, sync[3] = {};
+  bool advice[6] = {}, alloc[4] = {}, access[4] = {}, sync[3] = {}, copy[5] = {}, async_copy = false;
   for (const auto& path : example_paths())
     for (const auto& ne : events_of(testing::read_items(*open_trace(path)))) {
       const Event& e = ne.event;
@@ -216,12 +217,16 @@ TEST(ExampleRoundTrip, CoversEveryEventKindAndOp) {
       if (e.kind == EventKind::kAlloc) alloc[e.op] = true;
       if (e.kind == EventKind::kGpuAccess) access[e.op] = true;
       if (e.kind == EventKind::kSync) sync[e.op] = true;
+      if (e.kind == EventKind::kCopy) copy[static_cast<int>(e.copy_kind())] = true;
+      if (e.kind == EventKind::kCopy) async_copy |= e.is_async();
     }
   for (int k = 0; k < kEventKindCount; ++k) EXPECT_TRUE(kinds[k]) << to_string(static_cast<EventKind>(k));
   for (bool b : advice) EXPECT_TRUE(b);
   for (bool b : alloc) EXPECT_TRUE(b);
   for (bool b : access) EXPECT_TRUE(b);
   for (bool b : sync) EXPECT_TRUE(b);
+  for (bool b : copy) EXPECT_TRUE(b);
+  EXPECT_TRUE(async_copy);
 }
 
 TEST(BinaryWriter, UncompressedRecordsReadBack) {
