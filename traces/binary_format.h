@@ -28,53 +28,42 @@ inline constexpr std::uint8_t kTagEndOfTrace = 15;
 inline constexpr std::size_t kMaxEventRecordBytes = 1 + 8 * 10;
 
 // The record layout, stored in every header so a file says how it is laid out.
-// A reader accepts only the layout it was built for.
+// A reader accepts only the layout it was built for (one per format version).
+#define UMSIM_RECORDS_0_TO_13                    \
+  "tag: u8 = type | op << 4; fields: LEB128 varints\n" \
+  "0 alloc: name processor size\n"               \
+  "1 free: name\n"                               \
+  "2 kernel: name gpu stream compute_ns\n"       \
+  "3 end:\n"                                     \
+  "4 gpu_access: name offset_delta length stride count\n" \
+  "5 cpu_access: name offset_delta length stride count\n" \
+  "6 prefetch: name processor stream offset length\n"     \
+  "7 advise: name processor offset length\n"     \
+  "8 sync: value\n"                              \
+  "9 record: name stream\n"                      \
+  "10 wait: name stream\n"                       \
+  "11 phase: name\n"                             \
+  "12 name_def: length bytes\n"                  \
+  "13 comment: length bytes\n"
+#define UMSIM_RECORD_FIELDS \
+  "processor: 0 none, 1 cpu, 2 + g gpu g; offset_delta: zigzag(offset - end of the previous access to name)\n"
+
 inline constexpr std::string_view kRecordLayout =
-    "umsim-trace-records 1\n"
-    "tag: u8 = type | op << 4; fields: LEB128 varints\n"
-    "0 alloc: name processor size\n"
-    "1 free: name\n"
-    "2 kernel: name gpu stream compute_ns\n"
-    "3 end:\n"
-    "4 gpu_access: name offset_delta length stride count\n"
-    "5 cpu_access: name offset_delta length stride count\n"
-    "6 prefetch: name processor stream offset length\n"
-    "7 advise: name processor offset length\n"
-    "8 sync: value\n"
-    "9 record: name stream\n"
-    "10 wait: name stream\n"
-    "11 phase: name\n"
-    "12 name_def: length bytes\n"
-    "13 comment: length bytes\n"
-    "15 end_of_trace: event_count\n"
-    "processor: 0 none, 1 cpu, 2 + g gpu g; offset_delta: zigzag(offset - end of the previous access to name)\n";
+    "umsim-trace-records 1\n" UMSIM_RECORDS_0_TO_13 "15 end_of_trace: event_count\n" UMSIM_RECORD_FIELDS;
 
 // Version 2's layout: version 1's plus the version-2 events and the rmw access type.
 inline constexpr std::string_view kRecordLayoutV2 =
-    "umsim-trace-records 2\n"
-    "tag: u8 = type | op << 4; fields: LEB128 varints\n"
-    "0 alloc: name processor size\n"
-    "1 free: name\n"
-    "2 kernel: name gpu stream compute_ns\n"
-    "3 end:\n"
-    "4 gpu_access: name offset_delta length stride count\n"
-    "5 cpu_access: name offset_delta length stride count\n"
-    "6 prefetch: name processor stream offset length\n"
-    "7 advise: name processor offset length\n"
-    "8 sync: value\n"
-    "9 record: name stream\n"
-    "10 wait: name stream\n"
-    "11 phase: name\n"
-    "12 name_def: length bytes\n"
-    "13 comment: length bytes\n"
+    "umsim-trace-records 2\n" UMSIM_RECORDS_0_TO_13
     "14 v2_event: subkind, then by subkind:\n"
     "  0 copy: name offset length gpu stream [source_name source_offset if op kind 4]\n"
     "  1 memset: name offset length gpu stream\n"
     "  2 peer_enable: gpu peer_gpu\n"
     "15 end_of_trace: event_count\n"
     "access op: 0 r, 1 w, 2 a, 3 rmw; copy op: kind (0 from pinned host, 1 from pageable host, 2 to pinned host, "
-    "3 to pageable host, 4 between allocations) | 8 async; memset op: 8 async\n"
-    "processor: 0 none, 1 cpu, 2 + g gpu g; offset_delta: zigzag(offset - end of the previous access to name)\n";
+    "3 to pageable host, 4 between allocations) | 8 async; memset op: 8 async\n" UMSIM_RECORD_FIELDS;
+
+#undef UMSIM_RECORD_FIELDS
+#undef UMSIM_RECORDS_0_TO_13
 
 inline std::string_view record_layout(std::uint16_t version) { return version == kVersion2 ? kRecordLayoutV2 : kRecordLayout; }
 

@@ -99,14 +99,7 @@ NameId BinaryWriter::name_id(const Event& e, std::string_view name) {
     const NameId own = caller_to_own_[e.name];
     if (own != kNoName && names_.name(own) == name) return own;
   }
-  const std::string problem = name_problem(name);
-  if (!problem.empty()) throw TraceError(target_ + ": cannot write " + to_string(e.kind) + " event: " + problem);
-  const std::size_t before = names_.size();
-  const NameId own = names_.intern(name);
-  if (own == before) {
-    put_bytes_record(binary::kTagNameDef, name);
-    last_access_end_.push_back(0);
-  }
+  const NameId own = define_name(e, name, "");
   if (e.name < kMaxCachedCallerId) {
     if (e.name >= caller_to_own_.size()) caller_to_own_.resize(e.name + 1, kNoName);
     caller_to_own_[e.name] = own;
@@ -114,9 +107,10 @@ NameId BinaryWriter::name_id(const Event& e, std::string_view name) {
   return own;
 }
 
-NameId BinaryWriter::source_name_id(const Event& e, std::string_view name) {
+NameId BinaryWriter::define_name(const Event& e, std::string_view name, const char* role) {
   const std::string problem = name_problem(name);
-  if (!problem.empty()) throw TraceError(target_ + ": cannot write " + to_string(e.kind) + " event's source: " + problem);
+  if (!problem.empty())
+    throw TraceError(target_ + ": cannot write " + to_string(e.kind) + " event" + role + ": " + problem);
   const std::size_t before = names_.size();
   const NameId own = names_.intern(name);
   if (own == before) {
@@ -133,7 +127,7 @@ void BinaryWriter::write(const Event& e, std::string_view name, std::string_view
   if (!too_new.empty()) throw TraceError(target_ + ": " + too_new);
   NameId id = 0, source = 0;
   if (has_name(e)) id = name_id(e, name);
-  if (has_source_name(e)) source = source_name_id(e, source_name);
+  if (has_source_name(e)) source = define_name(e, source_name, "'s source");
   reserve(binary::kMaxEventRecordBytes);
   std::uint8_t* p = records_.data() + used_;
   const bool has_op = e.kind == EventKind::kAlloc || e.kind == EventKind::kGpuAccess ||

@@ -31,8 +31,8 @@ class BinaryWriter final : public TraceWriter {
 
  private:
   NameId name_id(const Event& e, std::string_view name);
-  // The id of a name without the caller-id cache (a copy's source allocation).
-  NameId source_name_id(const Event& e, std::string_view name);
+  // Interns a name, defining it in the stream the first time; `role` names it in messages.
+  NameId define_name(const Event& e, std::string_view name, const char* role);
   void put_bytes_record(std::uint8_t tag, std::string_view bytes);
   void reserve(std::size_t n);
   void flush_records(bool last);
