@@ -16,7 +16,8 @@ namespace {
 
 std::string generate_text(const std::string& name, const std::string& params) {
   std::string text;
-  auto writer = trace::create_trace_writer_to_string(&text, trace::Encoding::kText);
+  auto writer = trace::create_trace_writer_to_string(&text, trace::Encoding::kText,
+                                                     umsim::gen::generator_format_version(name, params));
   umsim::gen::generate_trace(name, params, *writer);
   writer->finish();
   return text;
