@@ -197,6 +197,41 @@ std::string gbps(double v) { return fmt::format("{:.2f}", v); }
 
 constexpr double kMinPrefetchFitBytes = 1024.0 * 1024;
 
+// Touches of one sub-page run: page touches and 32-byte sectors (the unit
+// gpu.access_unit and remote.access_unit are fitted in).
+struct TouchCounts {
+  double touches = 0, sectors = 0;
+};
+TouchCounts subpage_counts(double bytes, double stride) {
+  const double pages = bytes / 4096;
+  if (stride <= 0 || stride <= 32) return {pages, pages * 128};
+  return {pages, pages * std::max(1.0, std::floor(4096 / stride))};
+}
+
+// Sub-page runs of one memory ("resident" or "pinned"): time beyond launch =
+// touches * cost + sectors * 32 B / bandwidth, fitted non-negatively. Returns
+// {cost per touch (ns), GB/s}; nothing when the session has no such runs.
+std::optional<std::pair<double, double>> fit_touches(const nlohmann::json& raw, const std::string& memory) {
+  if (!raw.contains("subpage")) return std::nullopt;
+  std::vector<std::vector<double>> a;
+  std::vector<double> y;
+  for (const auto& r : raw.at("subpage")) {
+    if (r.at("memory") != memory) continue;
+    const TouchCounts c = subpage_counts(r.at("bytes").get<double>(), r.at("stride").get<double>());
+    const double t = r.at("time_ns").get<double>() - r.at("launch_overhead_ns").get<double>();
+    // Relative weighting: each run's equation divided by its time.
+    const double w = 1.0 / std::max(1.0, t);
+    a.push_back({c.touches * w, c.sectors * 32 * w});
+    y.push_back(t * w);
+  }
+  if (a.size() < 2) return std::nullopt;
+  const std::vector<double> x = nnls(a, y);
+  const double ns_per_byte = std::max(x[1], 1e-6);
+  return std::pair{x[0], 1.0 / ns_per_byte};
+}
+
+std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std::map<std::string, std::string> out);
+
 }  // namespace
 
 std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
@@ -228,6 +263,15 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
     out[std::string(key) + ".atan_b_per_kib"] = fmt::format("{:.5f}", f.atan_b_per_kib);
   }
   out["prefetch.va_block_cost"] = toml_duration(mig_h2d.per_block_ns);
+  // Each prefetch call's fixed cost: what small host-to-device prefetches
+  // (one VA block, under 1 MiB) take beyond the block fit above.
+  std::vector<double> call_residuals;
+  for (const auto& p : need(raw, "prefetch"))
+    if (p.at("direction") == "h2d" && p.at("bytes").get<double>() < kMinPrefetchFitBytes)
+      call_residuals.push_back(p.at("time_ns").get<double>() - mig_h2d.predict_ns(p.at("bytes").get<double>()));
+  if (!call_residuals.empty()) out["prefetch.call_cost"] = toml_duration(std::max(0.0, median(call_residuals)));
+  // Kernel launch: what an empty kernel's hipEvents add to every kernel.
+  out["gpu.launch_cost"] = toml_duration(launch);
 
   // Demand faults: time beyond launch and the modelled copies, over batches,
   // VA-block services and pages (each block service pays one link latency).
@@ -306,17 +350,43 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
     out["remote.gpu_to_gpu_gbps"] = gbps(median(reads));
   }
 
-  // Remote (zero-copy) page accesses from the GPU to pinned host memory.
-  std::vector<double> remote;
-  for (const auto& r : need(raw, "remote"))
-    if (r.at("memory") == "pinned")
-      remote.push_back(r.at("bytes").get<double>() / std::max(1.0, r.at("time_ns").get<double>() - launch));
-  out["remote.gpu_to_host_gbps"] = gbps(median(remote));
+  // Sub-page touches: per-touch cost and bandwidth in 32-byte sectors, for
+  // resident pages and over the link to pinned memory.
+  if (const auto res = fit_touches(raw, "resident")) {
+    out["gpu.access_unit"] = "\"32B\"";
+    out["gpu.access_cost"] = toml_duration(res->first);
+    out["gpu.access_gbps"] = fmt::format("{}", std::lround(res->second));
+  }
+  if (const auto rem = fit_touches(raw, "pinned")) {
+    out["remote.access_unit"] = "\"32B\"";
+    out["remote.access_cost"] = toml_duration(rem->first);
+    out["remote.gpu_to_host_gbps"] = gbps(rem->second);
+  } else {
+    // Sessions before the sub-page runs: whole-page reads of pinned memory.
+    std::vector<double> remote;
+    for (const auto& r : need(raw, "remote"))
+      if (r.at("memory") == "pinned")
+        remote.push_back(r.at("bytes").get<double>() / std::max(1.0, r.at("time_ns").get<double>() - launch));
+    out["remote.gpu_to_host_gbps"] = gbps(median(remote));
+  }
+  return with_cpu_words(raw, std::move(out));
+}
 
+namespace {
+// The CPU's one-word touches of resident pages (sessions with "cpu_words"),
+// and the explicit copies, which every session has.
+std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std::map<std::string, std::string> out) {
   out["host.pinned_copy_gbps"] = gbps(best_bandwidth(raw, "pinned"));
   out["host.pageable_copy_gbps"] = gbps(best_bandwidth(raw, "pageable"));
+  if (!raw.contains("cpu_words")) return out;
+  for (const auto& c : raw.at("cpu_words")) {
+    const double per_page = c.at("time_ns").get<double>() / std::max(1.0, c.at("pages").get<double>());
+    if (c.at("test") == "word_write") out["cpu.word_access_cost"] = toml_duration(per_page);
+    if (c.at("test") == "word_read") out["cpu.word_read_cost"] = toml_duration(per_page);
+  }
   return out;
 }
+}  // namespace
 
 std::string update_toml_values(const std::string& toml, const std::map<std::string, std::string>& values) {
   std::istringstream in(toml);

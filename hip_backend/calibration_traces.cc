@@ -182,6 +182,63 @@ BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns) {
   return b.sync().build();
 }
 
+// --- Sub-page touches, isolated faults, CPU word touches, ReadMostly collapse ---
+
+std::vector<SubpageShape> subpage_shapes() { return {{"page", 0}, {"w32", 32}, {"w128", 128}, {"w4k", 4_KiB}}; }
+
+BuiltTrace subpage_trace(Bytes bytes, int reps) {
+  TraceBuilder b;
+  b.alloc("A", bytes).alloc("P", bytes, AllocKind::kPinned).cpu_write("A").cpu_write("P")
+      .prefetch("A", Processor::gpu(0)).sync();
+  for (int r = 0; r < reps; ++r)
+    for (const SubpageShape& s : subpage_shapes()) {
+      b.kernel("res_" + s.name).read("A", 0, TraceBuilder::kWhole, s.stride).end();
+      b.kernel("rem_" + s.name).read("P", 0, TraceBuilder::kWhole, s.stride).end();
+    }
+  return b.sync().free("A").free("P").build();
+}
+
+BuiltTrace isolated_fault_trace(int n) {
+  TraceBuilder b;
+  b.alloc("A", static_cast<Bytes>(n) * 2_MiB).cpu_write("A");
+  for (int k = 0; k < n; ++k) b.kernel("isolated").read("A", static_cast<Bytes>(k) * 2_MiB + 1_MiB, 4).end();
+  return b.sync().free("A").build();
+}
+
+BuiltTrace cpu_word_trace(Bytes bytes) {
+  return TraceBuilder()
+      .alloc("A", bytes)
+      .phase("first_touch").cpu_write("A")
+      .phase("word_write").cpu_write("A", 0, TraceBuilder::kWhole, 4_KiB)
+      .phase("word_read").cpu_read("A", 0, TraceBuilder::kWhole, 4_KiB)
+      .phase("end").free("A")
+      .build();
+}
+
+std::vector<std::pair<std::size_t, std::string>> cpu_word_trace_tests() {
+  return {{1, "first_touch"}, {2, "word_write"}, {3, "word_read"}};
+}
+
+BuiltTrace read_mostly_collapse_trace(Bytes bytes) {
+  return TraceBuilder()
+      .alloc("A", bytes)
+      .alloc("B", bytes)
+      .cpu_write("A")
+      .cpu_write("B")
+      .advise("A", Advice::kSetReadMostly)
+      .kernel("duplicate").read("A").end()
+      .sync()
+      .phase("collapse").cpu_write("A")
+      .phase("reprefetch").prefetch("A", Processor::gpu(0)).sync()
+      .phase("plain_prefetch").prefetch("B", Processor::gpu(0)).sync()
+      .phase("end").free("A").free("B")
+      .build();
+}
+
+std::vector<std::pair<std::size_t, std::string>> read_mostly_collapse_tests() {
+  return {{1, "collapse"}, {2, "reprefetch"}, {3, "plain_prefetch"}};
+}
+
 std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   std::vector<std::pair<std::string, BuiltTrace>> out;
   std::set<std::string> written;
@@ -193,6 +250,10 @@ std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   out.emplace_back("read_mostly_" + std::to_string(kReadMostlyRunBytes) + ".umt", read_mostly_trace(kReadMostlyRunBytes));
   out.emplace_back("cpu_" + std::to_string(kCpuRunBytes) + ".umt", cpu_trace(kCpuRunBytes));
   out.emplace_back("copies.umt", copy_trace());
+  out.emplace_back("isolated_" + std::to_string(kIsolatedFaults) + ".umt", isolated_fault_trace(kIsolatedFaults));
+  out.emplace_back("subpage_" + std::to_string(kSubpageRunBytes) + ".umt", subpage_trace(kSubpageRunBytes, 3));
+  out.emplace_back("cpu_words_" + std::to_string(kCpuWordRunBytes) + ".umt", cpu_word_trace(kCpuWordRunBytes));
+  out.emplace_back("collapse_" + std::to_string(kCollapseRunBytes) + ".umt", read_mostly_collapse_trace(kCollapseRunBytes));
   return out;
 }
 

@@ -69,8 +69,44 @@ std::vector<CopyTest> copy_trace_tests();
 // Kernels with no accesses and the given compute times (spin accuracy).
 trace::BuiltTrace spin_trace(const std::vector<trace::Nanos>& compute_ns);
 
+// --- Sub-page touches, isolated faults, CPU word touches, ReadMostly collapse ---
+
+// A touch shape of the sub-page runs: kernels read one 4-byte word every
+// `stride` bytes (0: whole pages), so their sectors per page differ.
+struct SubpageShape {
+  std::string name;
+  trace::Bytes stride = 0;
+};
+// page (stride 0: 128 sectors), w32 (a word per sector: 128), w128 (32), w4k (1).
+std::vector<SubpageShape> subpage_shapes();
+// A prefetched managed buffer A and a pinned buffer P, both read with every
+// shape `reps` times: kernels "res_<shape>" (resident) and "rem_<shape>"
+// (remote, over the link), in that order per shape and round.
+trace::BuiltTrace subpage_trace(trace::Bytes bytes, int reps);
+
+// `n` kernels "isolated", each touching one word of its own CPU-written VA block:
+// one fault, one page, nothing for the prefetcher (isolated fault cost).
+trace::BuiltTrace isolated_fault_trace(int n);
+
+// CPU touches of one word per page: phases first_touch (whole-page writes),
+// word_write and word_read (one word per page of the resident buffer), end.
+trace::BuiltTrace cpu_word_trace(trace::Bytes bytes);
+std::vector<std::pair<std::size_t, std::string>> cpu_word_trace_tests();
+
+// ReadMostly collapse: A is read-duplicated on gpu0 by a kernel, then phase
+// "collapse" (a CPU write of A), "reprefetch" (A prefetched to gpu0) and
+// "plain_prefetch" (the same prefetch of a never-advised twin B).
+trace::BuiltTrace read_mostly_collapse_trace(trace::Bytes bytes);
+std::vector<std::pair<std::size_t, std::string>> read_mostly_collapse_tests();
+
+constexpr trace::Bytes kSubpageRunBytes = trace::Bytes{256} << 20;
+constexpr int kIsolatedFaults = 64;
+constexpr trace::Bytes kCpuWordRunBytes = trace::Bytes{256} << 20;
+constexpr trace::Bytes kCollapseRunBytes = trace::Bytes{64} << 20;
+
 // The traces tune_profile.py replays, by file name: faults_<pattern>_<bytes>.umt
-// for every fault run, read_mostly_<bytes>.umt, cpu_<bytes>.umt and copies.umt.
+// for every fault run, read_mostly_<bytes>.umt, cpu_<bytes>.umt, copies.umt,
+// isolated_<n>.umt, subpage_<bytes>.umt, cpu_words_<bytes>.umt and collapse_<bytes>.umt.
 std::vector<std::pair<std::string, trace::BuiltTrace>> tuner_traces();
 
 constexpr trace::Bytes kCpuRunBytes = trace::Bytes{256} << 20;

@@ -13,6 +13,16 @@ res=$out/results
 mkdir -p "$res/logs" "$res/hw" "$res/raw"
 log() { echo "[$(date -u +%T)] $*" | tee -a "$res/logs/run.log"; }
 
+# The machine, for the profile's [calibrated_on] table and the validation notes.
+{
+  echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "host=$(hostname)"
+  echo "cpu_model=$(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
+  echo "kernel=$(uname -r)"
+  echo "driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+  echo "cuda=$( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null) | awk '/release/{print $5}' | tr -d ,)"
+} >"$res/logs/machine.txt"
 nvidia-smi >"$res/logs/nvidia-smi.txt" 2>&1
 nvidia-smi -q -d MEMORY,CLOCK >>"$res/logs/nvidia-smi.txt" 2>&1
 cat /sys/module/nvidia_uvm/parameters/* >"$res/logs/uvm-params.txt" 2>&1 || true

@@ -168,6 +168,7 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       for (std::uint32_t pass = 0; pass < e.count; ++pass)
         trace::for_each_page_once(e, [&](std::uint64_t page) {
           plan_.entries.push_back(AccessEntry::pack(e.access(), slot, page));
+          plan_.shapes.push_back(TouchShape::pack(trace::page_touch(e, page)));
         });
       return;
     }

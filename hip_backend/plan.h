@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "traces/event.h"
+#include "traces/page_touch.h"
 #include "traces/trace_reader.h"
 
 namespace umsim::hip {
@@ -29,9 +30,9 @@ struct PlanAllocation {
   Processor placement;  // where the trace placed it initially (none = driver's choice)
 };
 
-// A page-granular access the touch kernel performs: the page read, written,
-// read then written back (rmw) or atomically added. Packed into 64 bits so the
-// access list stays small in device memory:
+// A page-granular access the touch kernel performs: the bytes its TouchShape
+// names, read, written, read then written back (rmw) or atomically added.
+// Packed into 64 bits so the access list stays small in device memory:
 //   bits 0-1 access type, bits 2-13 allocation slot, bits 14-63 page index.
 struct AccessEntry {
   static constexpr int kTypeBits = 2;
@@ -48,6 +49,20 @@ struct AccessEntry {
     return static_cast<std::uint32_t>((e >> kTypeBits) & (kMaxSlots - 1));
   }
   static std::uint64_t page(std::uint64_t e) { return e >> (kTypeBits + kSlotBits); }
+};
+
+// The bytes an access entry touches in its page (traces/page_touch.h), packed
+// beside it in Plan::shapes: bits 0-11 first byte, 12-24 count (bytes when step
+// is 0, else 4-byte words), 25-37 step in bytes (0: contiguous bytes).
+struct TouchShape {
+  static std::uint64_t pack(const trace::PageTouch& t) {
+    return std::uint64_t{t.first} | (std::uint64_t{t.count} << 12) | (std::uint64_t{t.step} << 25);
+  }
+  static trace::PageTouch unpack(std::uint64_t s) {
+    return {static_cast<std::uint32_t>(s & 0xfffu), static_cast<std::uint32_t>((s >> 12) & 0x1fffu),
+            static_cast<std::uint32_t>((s >> 25) & 0x1fffu)};
+  }
+  static constexpr std::uint64_t kWholePage = std::uint64_t{4096} << 12;
 };
 
 enum class StepKind : std::uint8_t {
@@ -104,6 +119,7 @@ struct Plan {
   std::vector<std::string> events;     // named hipEvents
   std::vector<std::uint32_t> streams;  // trace stream ids used, ascending
   std::vector<std::uint64_t> entries;  // packed AccessEntry values of all kernels
+  std::vector<std::uint64_t> shapes;   // TouchShape of each entry (same index)
   int gpus_used = 0;                   // 1 + highest GPU index any step names
   std::uint64_t cpu_page_touches = 0;  // page accesses the CPU steps make (all passes)
   std::vector<std::string> warnings;   // steps the backend skips, with positions

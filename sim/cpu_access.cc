@@ -10,6 +10,10 @@ namespace umsim::sim {
 using trace::AccessType;
 using trace::Event;
 
+namespace {
+constexpr Bytes kCpuLineBytes = 64;
+}  // namespace
+
 void Engine::cpu_access(const Event& e) {
   Allocation& a = checked_alloc(e, "CPU access");
   const AllocSlot slot = slot_of(e.name);
@@ -19,9 +23,11 @@ void Engine::cpu_access(const Event& e) {
     throw SimulationError(fmt::format("CPU access to device allocation '{}' (device memory is not CPU-accessible)", a.name));
   const AccessType type = e.access();
   const bool write = type != AccessType::kRead;
-  const Nanos access_ns = write ? profile_.cpu_access_ns : profile_.cpu_read_access_ns();
   Counters& c = counters();
   auto visit = [&](std::uint64_t p) {
+    // A touch costs by the cache lines it covers (a word per page is not a page).
+    const Nanos access_ns =
+        profile_.cpu_touch_ns(write, trace::touched_units(trace::page_touch(e, p), kCpuLineBytes));
     PageState& st = a.pages[p];
     ++st.accesses;
     ++c.accesses;

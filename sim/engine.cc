@@ -1,6 +1,7 @@
 // Engine set-up, event dispatch, streams and events, scopes and results.
 // The page-level work lives in gpu_access.cc, fault_service.cc, migration.cc,
 // hints.cc and cpu_access.cc.
+#include <bit>
 #include "sim/engine.h"
 
 #include <unistd.h>
@@ -48,6 +49,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();
 
   gpu_memory_ = options_.gpu_memory ? options_.gpu_memory : profile_.gpu_memory;
+  access_unit_shift_ = static_cast<unsigned>(std::countr_zero(profile_.gpu_access_unit));
   chunk_bytes_ = eviction_->granularity();
   if (chunk_bytes_ < kPageSize || chunk_bytes_ > kBlockSize || (chunk_bytes_ & (chunk_bytes_ - 1)))
     throw SimulationError(fmt::format("eviction policy granularity {} is not a power of two from 4KiB to 2MiB",
@@ -360,6 +362,8 @@ void Engine::on_kernel_begin(const Event& e) {
   kernel_.compute = e.duration;
   kernel_.remote_host_bytes = 0;
   kernel_.remote_peer_bytes = 0;
+  kernel_.touched_units = 0;
+  kernel_.remote_touched_units = 0;
   kernel_bit_ = processor_bit(Processor::gpu(g));
   kernel_counters_ = Counters{};
   kernel_first_seq_ = access_seq_;
@@ -373,17 +377,23 @@ void Engine::on_kernel_end() {
   auto remote_ns = [](Bytes bytes, double gbps) {
     return bytes ? static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / gbps)) : Nanos{0};
   };
-  kernel_.now += remote_ns(kernel_.remote_host_bytes, profile_.remote_gpu_to_host_gbps) +
-                 remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps);
   Counters& c = kernel_counters_;
+  kernel_.now += remote_ns(kernel_.remote_host_bytes, profile_.remote_gpu_to_host_gbps) +
+                 remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps) +
+                 static_cast<Nanos>(c.remote_accesses) * profile_.remote_access_ns;
   c.accesses = access_seq_ - kernel_first_seq_;
-  // Pages touched in the GPU's own memory (every access but the remote ones:
-  // faulted pages are read locally once serviced) stream at the profile's
-  // access bandwidth, after the faults and before the compute: the work a
-  // kernel does with its data is not free even when every page is resident.
-  const Bytes local_bytes = (c.accesses - std::min(c.accesses, c.remote_accesses)) * kPageSize;
-  const Nanos access_ns = profile_.gpu_access_gbps > 0 ? remote_ns(local_bytes, profile_.gpu_access_gbps) : 0;
-  const Nanos end = kernel_.now + access_ns + kernel_.compute;
+  // Touches of the GPU's own memory (every access but the remote ones:
+  // faulted pages are read locally once serviced) cost their transaction
+  // units at the profile's access bandwidth plus a per-touch cost, after the
+  // faults and before the compute: the work a kernel does with its data is not
+  // free even when every page is resident.
+  const std::uint64_t local_touches = c.accesses - std::min(c.accesses, c.remote_accesses);
+  const std::uint64_t local_units =
+      kernel_.touched_units - std::min(kernel_.touched_units, kernel_.remote_touched_units);
+  const Nanos access_ns =
+      (profile_.gpu_access_gbps > 0 ? remote_ns(local_units * profile_.gpu_access_unit, profile_.gpu_access_gbps) : 0) +
+      static_cast<Nanos>(local_touches) * profile_.gpu_access_ns;
+  const Nanos end = kernel_.now + access_ns + kernel_.compute + profile_.gpu_launch_ns;
   c.stall_ns = kernel_.now - kernel_.start;
   c.time_ns = end - kernel_.start;
   stream_ready(kernel_.stream) = end;

@@ -26,6 +26,7 @@
 #include "sim/result.h"
 #include "sim/thrashing_policy.h"
 #include "sim/vendor_semantics.h"
+#include "traces/page_touch.h"
 #include "traces/trace_reader.h"
 
 namespace umsim::sim {
@@ -106,8 +107,12 @@ class Engine {
     Nanos start = 0;
     Nanos now = 0;        // kernel-local time: start + stalls so far
     Nanos compute = 0;
-    Bytes remote_host_bytes = 0;
+    Bytes remote_host_bytes = 0;   // bytes over remote mappings, in remote.access_unit units
     Bytes remote_peer_bytes = 0;
+    // Transaction units (gpu.access_unit) the kernel's touches cover, all of
+    // them and those served remotely: the rest are charged at gpu.access_gbps.
+    std::uint64_t touched_units = 0;
+    std::uint64_t remote_touched_units = 0;
   };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
@@ -168,7 +173,15 @@ class Engine {
     ++access_seq_;
     ++st.accesses;
     st.flags |= write ? kDirty : 0;
+    kernel_.touched_units += single_page_units(e);
     return true;
+  }
+  // Units of gpu.access_unit one single-page, single-pass touch covers: the
+  // contiguous case inline, strided touches through traces/page_touch.h.
+  std::uint64_t single_page_units(const trace::Event& e) const {
+    if (e.stride == 0) [[likely]]
+      return ((e.offset + e.length - 1) >> access_unit_shift_) - (e.offset >> access_unit_shift_) + 1;
+    return trace::touched_units_per_pass(e, profile_.gpu_access_unit);
   }
   void gpu_access_general(const trace::Event& e);
   void gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
@@ -289,6 +302,8 @@ class Engine {
   // Hits need no extra work: no migration in flight past the kernel's time and
   // no access callbacks. Refreshed whenever either side may change.
   bool plain_hits_ = true;
+  unsigned access_unit_shift_ = 12;               // log2(profile gpu.access_unit)
+  const trace::Event* access_event_ = nullptr;    // the GPU access being replayed (for remote touches)
   void update_plain_hits() { plain_hits_ = !eviction_access_callbacks_ && latest_ready_ <= kernel_.now; }
 
   KernelState kernel_;

@@ -332,6 +332,16 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     for (std::size_t i = policy_pages._Find_first(); i < kPagesPerBlock; i = policy_pages._Find_next(i))
       if (a.pages[base + i].copies && !(a.pages[base + i].copies & rbit)) prefetched += kPageSize;
   }
+  // The driver's per-page work for every page this service moves from
+  // another copy (population of untouched pages is zero-fill, charged apart).
+  if (profile_.fault_migrated_page_ns > 0) {
+    std::uint64_t moved_pages = 0;
+    for_each_page(migrate | duplicate, [&](std::uint32_t i) {
+      moved_pages += a.pages[base + i].copies != 0;
+      return true;
+    });
+    now += static_cast<Nanos>(moved_pages) * profile_.fault_migrated_page_ns;
+  }
   if (migrate.any()) now = move_pages(slot, block, migrate, requester, false, now);
   if (duplicate.any()) now = move_pages(slot, block, duplicate, requester, true, now);
   for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {
@@ -339,13 +349,21 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);
   }
   // The replayed accesses to remotely placed pages go over the new mappings.
+  // The faulting touches are gone from the buffer (it keeps pages, not
+  // bytes): each is charged the kernel's mean touch so far.
+  const std::uint64_t touches = std::max<std::uint64_t>(1, access_seq_ - kernel_first_seq_);
+  const std::uint64_t mean_units = std::max<std::uint64_t>(1, kernel_.touched_units / touches);
+  const Bytes mean_bytes = mean_units * profile_.gpu_access_unit;
+  const Bytes remote_unit = profile_.remote_access_unit;
+  const Bytes remote_bytes = (mean_bytes + remote_unit - 1) / remote_unit * remote_unit;
   for (std::size_t i = elsewhere_used ? remote._Find_first() : kPagesPerBlock; i < kPagesPerBlock;
        i = remote._Find_next(i)) {
     PageState& st = a.pages[base + i];
     st.mapped |= rbit;
     ++kernel_counters_.remote_accesses;
-    if (st.copies & kCpuBit) kernel_.remote_host_bytes += kPageSize;
-    else kernel_.remote_peer_bytes += kPageSize;
+    kernel_.remote_touched_units += mean_units;
+    if (st.copies & kCpuBit) kernel_.remote_host_bytes += remote_bytes;
+    else kernel_.remote_peer_bytes += remote_bytes;
   }
   kernel_counters_.bytes_prefetched += prefetched;
   notify_thrashing(slot, block, faulted_moving, from, requester, MigrationCause::kFault, requester, now);

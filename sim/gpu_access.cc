@@ -21,6 +21,7 @@ void Engine::gpu_access(const Event& e) {
       const ProcessorMask cp = st.copies;
       const bool write = e.access() != AccessType::kRead;
       ++access_seq_;  // the kernel's access count is derived from it at kernel end
+      kernel_.touched_units += single_page_units(e);
       if ((cp & kernel_bit_) && (!write || cp == kernel_bit_) && plain_hits_) [[likely]] {
         ++st.accesses;
         st.flags |= write ? kDirty : 0;
@@ -35,6 +36,7 @@ void Engine::gpu_access(const Event& e) {
         update_plain_hits();
         return;
       }
+      access_event_ = &e;
       gpu_access_slow(a, slot, page, e.access());
       update_plain_hits();
       return;
@@ -59,6 +61,8 @@ void Engine::gpu_access_general(const Event& e) {
   const std::uint8_t dirty = write ? kDirty : 0;
   PageState* const pages = a.pages.data();
   const std::uint64_t count = e.count ? e.count : 1;
+  kernel_.touched_units += trace::touched_units_per_pass(e, profile_.gpu_access_unit) * count;
+  access_event_ = &e;
 
   // Extra work on hits only while a migration is still in flight or the
   // eviction policy asked for access callbacks.
@@ -129,8 +133,12 @@ void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, 
 void Engine::remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, AccessType type) {
   PageState& st = a.pages[page];
   ++kernel_counters_.remote_accesses;
-  if (st.copies & kCpuBit) kernel_.remote_host_bytes += kPageSize;
-  else kernel_.remote_peer_bytes += kPageSize;
+  // The touch's own bytes cross the link, in the remote transaction unit.
+  const trace::PageTouch touch = trace::page_touch(*access_event_, page);
+  const Bytes remote_bytes = trace::touched_units(touch, profile_.remote_access_unit) * profile_.remote_access_unit;
+  kernel_.remote_touched_units += trace::touched_units(touch, profile_.gpu_access_unit);
+  if (st.copies & kCpuBit) kernel_.remote_host_bytes += remote_bytes;
+  else kernel_.remote_peer_bytes += remote_bytes;
   if (type != AccessType::kRead) st.flags |= kDirty;
   if (!remote_access_callbacks_ || !a.managed()) return;
   std::uint64_t first = page, n = 1;

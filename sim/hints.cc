@@ -19,7 +19,7 @@ void Engine::on_prefetch(const Event& e) {
   if (dest.is_gpu()) stream_gpu_[e.stream] = static_cast<std::int16_t>(dest.gpu_index());
   if (!a.managed() || e.length == 0) return;  // only managed memory migrates
   const ProcessorMask dbit = processor_bit(dest);
-  Nanos t = std::max(host_now_, stream_done);
+  Nanos t = std::max(host_now_, stream_done) + profile_.prefetch_call_ns;
   Nanos done = t;
   Bytes moved = 0;
   const std::uint64_t first = e.offset / kPageSize;

@@ -172,6 +172,14 @@ LinkProfile read_link(TableReader& parent, std::string_view key, const std::stri
   return link;
 }
 
+// A transaction unit: a power of two from 4 bytes to the 4 KiB page.
+Bytes access_unit(TableReader& t, std::string_view key) {
+  const Bytes unit = t.bytes(key);
+  if (unit < 4 || unit > HardwareProfile::kPageSizeBytes || (unit & (unit - 1)))
+    t.fail(t.required(key), fmt::format("'{}' must be a power of two from 4B to 4KiB, not {} bytes", t.path(key), unit));
+  return unit;
+}
+
 }  // namespace
 
 HardwareProfile parse_profile(std::string_view text, const std::string& source) {
@@ -184,19 +192,23 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   HardwareProfile p;
   p.source = source;
   TableReader top(root, "", source);
-  top.only({"name", "description", "gpu", "copy_engines", "link", "faults", "cpu", "remote", "prefetch", "eviction", "host"});
+  top.only({"name", "description", "gpu", "copy_engines", "link", "faults", "cpu", "remote", "prefetch", "eviction", "host",
+            "calibrated_on"});
   p.name = top.string("name");
   if (p.name.empty()) top.fail(top.required("name"), "'name' must not be empty");
   p.description = top.string("description");
   {
     TableReader t(top.table("gpu"), "gpu", source);
-    t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes"});
+    t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_unit", "access_cost", "launch_cost"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
     p.peer_access = t.boolean("peer_access");
     if (t.has("access_gbps")) p.gpu_access_gbps = t.positive_number("access_gbps");
     if (t.has("access_lanes")) p.gpu_access_lanes = static_cast<std::uint32_t>(t.integer("access_lanes", 1, 1 << 20));
+    if (t.has("access_unit")) p.gpu_access_unit = access_unit(t, "access_unit");
+    if (t.has("access_cost")) p.gpu_access_ns = t.duration("access_cost");
+    if (t.has("launch_cost")) p.gpu_launch_ns = t.duration("launch_cost");
     t.finish();
   }
   {
@@ -218,7 +230,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
-            "populate_gbps", "duplicate_va_block_cost"});
+            "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -227,29 +239,36 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("populate_va_block_cost")) p.fault_populate_block_ns = t.duration("populate_va_block_cost");
     if (t.has("populate_gbps")) p.populate_gbps = t.positive_number("populate_gbps");
     if (t.has("duplicate_va_block_cost")) p.fault_duplicate_block_ns = t.duration("duplicate_va_block_cost");
+    if (t.has("migrated_page_cost")) p.fault_migrated_page_ns = t.duration("migrated_page_cost");
     t.finish();
   }
   {
     TableReader t(top.table("cpu"), "cpu", source);
-    t.only({"fault_cost", "read_fault_cost", "first_touch_cost", "page_access_cost", "page_read_cost"});
+    t.only({"fault_cost", "read_fault_cost", "first_touch_cost", "page_access_cost", "page_read_cost", "word_access_cost",
+            "word_read_cost"});
     p.cpu_fault_ns = t.duration("fault_cost");
     if (t.has("read_fault_cost")) p.cpu_read_fault_ns = t.duration("read_fault_cost");
     p.cpu_first_touch_ns = t.duration("first_touch_cost");
     p.cpu_access_ns = t.duration("page_access_cost");
     if (t.has("page_read_cost")) p.cpu_read_ns = t.duration("page_read_cost");
+    if (t.has("word_access_cost")) p.cpu_word_write_ns = t.duration("word_access_cost");
+    if (t.has("word_read_cost")) p.cpu_word_read_ns = t.duration("word_read_cost");
     t.finish();
   }
   {
     TableReader t(top.table("remote"), "remote", source);
-    t.only({"gpu_to_host_gbps", "gpu_to_gpu_gbps"});
+    t.only({"gpu_to_host_gbps", "gpu_to_gpu_gbps", "access_unit", "access_cost"});
     p.remote_gpu_to_host_gbps = t.positive_number("gpu_to_host_gbps");
     p.remote_gpu_to_peer_gbps = t.positive_number("gpu_to_gpu_gbps");
+    if (t.has("access_unit")) p.remote_access_unit = access_unit(t, "access_unit");
+    if (t.has("access_cost")) p.remote_access_ns = t.duration("access_cost");
     t.finish();
   }
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
-    t.only({"va_block_cost", "peer_va_block_cost"});
+    t.only({"va_block_cost", "peer_va_block_cost", "call_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
+    if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
     if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
     t.finish();
   }
@@ -264,6 +283,13 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     t.only({"pinned_copy_gbps", "pageable_copy_gbps"});
     p.pinned_copy_gbps = t.positive_number("pinned_copy_gbps");
     p.pageable_copy_gbps = t.positive_number("pageable_copy_gbps");
+    t.finish();
+  }
+  if (top.has("calibrated_on")) {
+    TableReader t(top.table("calibrated_on"), "calibrated_on", source);
+    t.only({"gpu", "cpu_model", "kernel", "driver", "cuda", "date", "host"});
+    for (const char* key : {"gpu", "cpu_model", "kernel", "driver", "cuda", "date", "host"})
+      if (t.has(key)) p.calibrated_on.emplace_back(key, t.string(key));
     t.finish();
   }
   top.finish();
@@ -301,7 +327,10 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
               {"memory_bytes", p.gpu_memory},
               {"peer_access", p.peer_access},
               {"access_gbps", p.gpu_access_gbps},
-              {"access_lanes", p.gpu_access_lanes}};
+              {"access_lanes", p.gpu_access_lanes},
+              {"access_unit_bytes", p.gpu_access_unit},
+              {"access_cost_ns", p.gpu_access_ns},
+              {"launch_cost_ns", p.gpu_launch_ns}};
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   j["link"] = {{"host_to_gpu", link_json(p.h2d)}, {"gpu_to_host", link_json(p.d2h)}, {"gpu_to_gpu", link_json(p.peer)}};
   j["faults"] = {{"batch_size", p.fault_batch_size},
@@ -311,16 +340,29 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"page_cost_ns", p.fault_page_ns},
                  {"populate_va_block_cost_ns", p.populate_block_ns()},
                  {"populate_gbps", p.populate_gbps},
-                 {"duplicate_va_block_cost_ns", p.duplicate_block_ns()}};
+                 {"duplicate_va_block_cost_ns", p.duplicate_block_ns()},
+                 {"migrated_page_cost_ns", p.fault_migrated_page_ns}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
               {"read_fault_cost_ns", p.cpu_read_fault_cost()},
               {"first_touch_cost_ns", p.cpu_first_touch_ns},
               {"page_access_cost_ns", p.cpu_access_ns},
-              {"page_read_cost_ns", p.cpu_read_access_ns()}};
-  j["remote"] = {{"gpu_to_host_gbps", p.remote_gpu_to_host_gbps}, {"gpu_to_gpu_gbps", p.remote_gpu_to_peer_gbps}};
-  j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns}, {"peer_va_block_cost_ns", p.prefetch_peer_block_ns()}};
+              {"page_read_cost_ns", p.cpu_read_access_ns()},
+              {"word_access_cost_ns", p.cpu_word_write_ns.value_or(p.cpu_access_ns)},
+              {"word_read_cost_ns", p.cpu_word_read_ns.value_or(p.cpu_read_access_ns())}};
+  j["remote"] = {{"gpu_to_host_gbps", p.remote_gpu_to_host_gbps},
+                 {"gpu_to_gpu_gbps", p.remote_gpu_to_peer_gbps},
+                 {"access_unit_bytes", p.remote_access_unit},
+                 {"access_cost_ns", p.remote_access_ns}};
+  j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns},
+                   {"peer_va_block_cost_ns", p.prefetch_peer_block_ns()},
+                   {"call_cost_ns", p.prefetch_call_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
   j["host"] = {{"pinned_copy_gbps", p.pinned_copy_gbps}, {"pageable_copy_gbps", p.pageable_copy_gbps}};
+  if (!p.calibrated_on.empty()) {
+    nlohmann::ordered_json m = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : p.calibrated_on) m[k] = v;
+    j["calibrated_on"] = m;
+  }
   return j;
 }
 

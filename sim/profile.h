@@ -6,6 +6,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +38,13 @@ struct HardwareProfile {
   // reach the fault buffer from across the range, not in address order.
   // 1 (the default) visits pages in trace order.
   std::uint32_t gpu_access_lanes = 1;
+  // [gpu] access_unit: the transaction unit (bytes) a kernel's touch of a
+  // resident page is charged in: a touch costs the units its bytes cover
+  // (traces/page_touch.h) at access_gbps, plus access_cost per page touch.
+  // 4096 (the default) charges every touch a whole page, as before.
+  Bytes gpu_access_unit = kPageSizeBytes;
+  Nanos gpu_access_ns = 0;         // per local page touch (issue and latency not hidden by bandwidth)
+  Nanos gpu_launch_ns = 0;         // per kernel: launch to first instruction, as hipEvents see it
 
   // [copy_engines]: concurrent copies per link direction.
   int copy_engines_h2d = 1;
@@ -53,6 +62,11 @@ struct HardwareProfile {
   Nanos fault_batch_ns = 0;               // per batch: fetch, sort, replay
   Nanos fault_va_block_ns = 0;            // per VA block serviced in a batch
   Nanos fault_page_ns = 0;                // per page serviced (populate, map)
+  // Per page a fault service moves to the requester from another copy
+  // (faulted or pulled in by the prefetch policy): the driver's per-page work
+  // (unmapping the source, DMA mapping, page-table updates) that makes
+  // fault-driven migration slower than the link. 0: only the copy is charged.
+  Nanos fault_migrated_page_ns = 0;
   // First touch on a GPU: a VA block service whose faulted pages are resident
   // nowhere costs populate_va_block_cost instead of va_block_cost (no CPU-side
   // unmapping, nothing to copy), and populated pages are zero-filled on the GPU
@@ -78,13 +92,30 @@ struct HardwareProfile {
   // write (calibration's "resident_read" phase). Unset: cpu_access_ns.
   std::optional<Nanos> cpu_read_ns;
   Nanos cpu_read_access_ns() const { return cpu_read_ns.value_or(cpu_access_ns); }
+  // A CPU touch of one 64-byte line of a resident page (write / read); a touch
+  // of L lines costs word + (page - word) * (L - 1) / 63. Unset: the page cost
+  // (every touch a whole page, as before).
+  std::optional<Nanos> cpu_word_write_ns;
+  std::optional<Nanos> cpu_word_read_ns;
+  Nanos cpu_touch_ns(bool write, std::uint64_t lines) const {
+    const Nanos page = write ? cpu_access_ns : cpu_read_access_ns();
+    const Nanos word = (write ? cpu_word_write_ns : cpu_word_read_ns).value_or(page);
+    if (lines >= kCpuLinesPerPage || word >= page) return page;
+    return word + (page - word) * (lines ? lines - 1 : 0) / (kCpuLinesPerPage - 1);
+  }
+  static constexpr std::uint64_t kCpuLinesPerPage = 64;
 
   // [remote]: accesses through remote mappings (zero-copy), per 4 KiB page.
   double remote_gpu_to_host_gbps = 1.0;
   double remote_gpu_to_peer_gbps = 1.0;
+  // [remote] access_unit / access_cost: as gpu.access_unit / access_cost, for
+  // touches through a remote mapping (bytes at the remote bandwidth).
+  Bytes remote_access_unit = kPageSizeBytes;
+  Nanos remote_access_ns = 0;
 
   // [prefetch]: explicit prefetch servicing.
   Nanos prefetch_va_block_ns = 0;  // per VA block migrated by a prefetch hint
+  Nanos prefetch_call_ns = 0;      // per prefetch call, on its stream (host-side driver entry)
   // A VA block prefetched to a GPU entirely from a peer GPU's copies: the
   // driver's work differs from a host migration (no CPU page tables to walk).
   // Unset: prefetch_va_block_ns.
@@ -97,6 +128,14 @@ struct HardwareProfile {
   // [host]: explicit copies (reported; the trace format has no memcpy events).
   double pinned_copy_gbps = 1.0;
   double pageable_copy_gbps = 1.0;
+
+  // [calibrated_on]: the machine the values were measured on (free-form
+  // strings: gpu, cpu_model, kernel, driver, cuda, date), so a user can tell
+  // whether the host-side keys (cpu.*, host.*, the fault costs, which the
+  // driver spends on the host CPU) need re-measuring on their machine.
+  std::vector<std::pair<std::string, std::string>> calibrated_on;
+
+  static constexpr Bytes kPageSizeBytes = 4096;
 };
 
 // Parses a profile; `source` names it in messages. Throws ProfileError

@@ -222,6 +222,57 @@ int probe_counters() {
   return r.counters_available && s.bytes_h2d > 0 ? 0 : 1;
 }
 
+// Sub-page touches (resident and remote, by sectors per page), isolated
+// faults, CPU word touches and the ReadMostly collapse (calibration_traces.h):
+// timing runs, no counters.
+void extra_calibration_runs(const CalibrateOptions& o, nlohmann::ordered_json& raw) {
+  {
+    say(o, "sub-page touches");
+    const Measurements r = replay_plan(plan_of(subpage_trace(kSubpageRunBytes, 3), "subpage"), with_counters(false));
+    const std::vector<SubpageShape> shapes = subpage_shapes();
+    raw["subpage"] = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < r.kernels.size(); ++k) {
+      const SubpageShape& s = shapes[(k / 2) % shapes.size()];
+      raw["subpage"].push_back({{"memory", k % 2 ? "pinned" : "resident"},
+                                {"shape", s.name},
+                                {"stride", s.stride},
+                                {"bytes", kSubpageRunBytes},
+                                {"time_ns", r.kernels[k].time_ns},
+                                {"launch_overhead_ns", r.launch_overhead_ns}});
+    }
+  }
+  {
+    say(o, "isolated faults");
+    raw["isolated"] = nlohmann::ordered_json::array();
+    for (int rep = 0; rep < 3; ++rep) {
+      const Measurements r =
+          replay_plan(plan_of(isolated_fault_trace(kIsolatedFaults), "isolated"), with_counters(false));
+      std::vector<std::uint64_t> t;
+      for (const auto& k : r.kernels) t.push_back(k.time_ns);
+      raw["isolated"].push_back({{"kernels", t.size()}, {"median_ns", median(t)}, {"times_ns", t}});
+    }
+  }
+  {
+    say(o, "cpu word touches");
+    const Measurements r = replay_plan(plan_of(cpu_word_trace(kCpuWordRunBytes), "cpu_words"), with_counters(false));
+    raw["cpu_words"] = nlohmann::ordered_json::array();
+    for (const auto& [p, test] : cpu_word_trace_tests())
+      raw["cpu_words"].push_back(
+          {{"test", test}, {"pages", kCpuWordRunBytes / trace::kPageSize}, {"time_ns", r.phases[p].time_ns}});
+  }
+  {
+    say(o, "read-mostly collapse");
+    raw["read_mostly_collapse"] = nlohmann::ordered_json::array();
+    for (int rep = 0; rep < 3; ++rep) {
+      const Measurements r =
+          replay_plan(plan_of(read_mostly_collapse_trace(kCollapseRunBytes), "collapse"), with_counters(false));
+      for (const auto& [p, test] : read_mostly_collapse_tests())
+        raw["read_mostly_collapse"].push_back(
+            {{"test", test}, {"bytes", kCollapseRunBytes}, {"time_ns", r.phases[p].time_ns}});
+    }
+  }
+}
+
 // All timing runs come first, with no counters enabled anywhere in the process
 // (CUPTI's UM counters slow the driver's fault path and later kernel launches);
 // then the counters are enabled and the fault and CPU runs repeated for counts.
@@ -357,6 +408,7 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
         raw["copy_trace"].push_back({{"test", t.name}, {"bytes", t.bytes}, {"time_ns", r.phases[t.phase].time_ns}});
     }
   }
+  extra_calibration_runs(o, raw);
 
   int devices = 0;
   UMSIM_GPU_CHECK(hipGetDeviceCount(&devices));

@@ -10,6 +10,7 @@
 #include "hip_backend/gpu/gpu_api.h"
 #include "hip_backend/gpu/touch_kernels.h"
 #include "hip_backend/gpu/um_counter_source.h"
+#include "traces/page_touch.h"
 
 namespace umsim::hip {
 
@@ -49,6 +50,7 @@ std::uint64_t wall_clock_khz(int device) {
 // Per-GPU resources that live in plain device memory (not measured).
 struct GpuSide {
   std::uint64_t* entries = nullptr;
+  std::uint64_t* shapes = nullptr;
   char** bases = nullptr;
   unsigned* sink = nullptr;
   std::uint64_t clock_khz = 0;
@@ -104,9 +106,13 @@ class Runner {
       GpuSide& s = gpus_[g];
       const std::size_t n = std::max<std::size_t>(plan_.entries.size(), 1);
       UMSIM_GPU_CHECK(hipMalloc(reinterpret_cast<void**>(&s.entries), n * sizeof(std::uint64_t)));
-      if (!plan_.entries.empty())
+      UMSIM_GPU_CHECK(hipMalloc(reinterpret_cast<void**>(&s.shapes), n * sizeof(std::uint64_t)));
+      if (!plan_.entries.empty()) {
         UMSIM_GPU_CHECK(hipMemcpy(s.entries, plan_.entries.data(), plan_.entries.size() * sizeof(std::uint64_t),
                                   hipMemcpyHostToDevice));
+        UMSIM_GPU_CHECK(hipMemcpy(s.shapes, plan_.shapes.data(), plan_.shapes.size() * sizeof(std::uint64_t),
+                                  hipMemcpyHostToDevice));
+      }
       UMSIM_GPU_CHECK(hipMalloc(reinterpret_cast<void**>(&s.bases), AccessEntry::kMaxSlots * sizeof(char*)));
       UMSIM_GPU_CHECK(hipMemset(s.bases, 0, AccessEntry::kMaxSlots * sizeof(char*)));
       UMSIM_GPU_CHECK(hipMalloc(reinterpret_cast<void**>(&s.sink), sizeof(unsigned)));
@@ -216,6 +222,7 @@ class Runner {
     const GpuSide& g = gpus_[gpu];
     TouchArgs a;
     a.entries = g.entries + first;
+    a.shapes = g.shapes + first;
     a.count = count;
     a.bases = g.bases;
     a.compute_ns = compute_ns;
@@ -315,18 +322,32 @@ class Runner {
     const auto type = static_cast<AccessType>(s.op);
     std::uint64_t acc = 0;
     constexpr std::size_t kWords = trace::kPageSize / sizeof(std::uint64_t);
+    // Exactly the bytes the trace names (traces/page_touch.h): the 8-byte
+    // words a contiguous touch overlaps, or the 4-byte words of a strided one.
     for (std::uint32_t pass = 0; pass < s.count; ++pass)
       trace::for_each_page_once(e, [&](std::uint64_t page) {
-        auto* p = reinterpret_cast<std::uint64_t*>(base + page * trace::kPageSize);
-        if (type == AccessType::kRead) {
-          for (std::size_t w = 0; w < kWords; ++w) acc += reinterpret_cast<volatile std::uint64_t*>(p)[w];
-        } else if (type == AccessType::kReadModifyWrite) {
-          auto* v = reinterpret_cast<volatile std::uint64_t*>(p);
-          for (std::size_t w = 0; w < kWords; ++w) v[w] = v[w] + 1;
-        } else if (type == AccessType::kWrite) {
-          for (std::size_t w = 0; w < kWords; ++w) reinterpret_cast<volatile std::uint64_t*>(p)[w] = page + w;
-        } else {
-          __atomic_fetch_add(p, std::uint64_t{1}, __ATOMIC_RELAXED);
+        char* const pg = base + page * trace::kPageSize;
+        const trace::PageTouch t = trace::page_touch(e, page);
+        if (t.step == 0) {
+          auto* p = reinterpret_cast<volatile std::uint64_t*>(pg);
+          const std::size_t lo = t.first / 8, hi = std::min<std::size_t>(kWords, (t.first + t.count + 7) / 8);
+          if (type == AccessType::kRead) {
+            for (std::size_t w = lo; w < hi; ++w) acc += p[w];
+          } else if (type == AccessType::kReadModifyWrite) {
+            for (std::size_t w = lo; w < hi; ++w) p[w] = p[w] + 1;
+          } else if (type == AccessType::kWrite) {
+            for (std::size_t w = lo; w < hi; ++w) p[w] = page + w;
+          } else {
+            for (std::size_t w = lo; w < hi; ++w) __atomic_fetch_add(const_cast<std::uint64_t*>(p + w), 1, __ATOMIC_RELAXED);
+          }
+          return;
+        }
+        for (std::uint32_t j = 0; j < t.count; ++j) {
+          auto* w = reinterpret_cast<volatile std::uint32_t*>(pg + ((t.first + std::size_t{j} * t.step) & ~std::size_t{3}));
+          if (type == AccessType::kRead) acc += *w;
+          else if (type == AccessType::kReadModifyWrite) *w = *w + 1;
+          else if (type == AccessType::kWrite) *w = static_cast<std::uint32_t>(page + j);
+          else __atomic_fetch_add(const_cast<std::uint32_t*>(w), 1u, __ATOMIC_RELAXED);
         }
       });
     cpu_sink_ += acc;
@@ -485,6 +506,7 @@ class Runner {
     (void)hipEventDestroy(base_event_);
     for (auto& g : gpus_) {
       (void)hipFree(g.entries);
+      (void)hipFree(g.shapes);
       (void)hipFree(g.bases);
       (void)hipFree(g.sink);
     }

@@ -40,16 +40,20 @@ static __device__ inline void spin_ns(std::uint64_t ns, std::uint64_t wall_clock
   while (device_now_ns(wall_clock_khz) - t0 < ns) pause_warp();
 }
 
-// One warp (wavefront) per access entry: the warp reads, writes, or reads and
-// then writes back (rmw) the whole 4 KiB page in 16-byte pieces (an atomic access adds to one word per lane), so
-// a page access moves a page's worth of data also over remote mappings, and
-// all lanes of a warp fault on the same page. Bits as in plan.h AccessEntry.
+// One warp (wavefront) per access entry: the warp reads, writes, reads then
+// writes back (rmw) or atomically adds exactly the bytes of the page the
+// entry's TouchShape names (a whole page in 16-byte pieces in the common case;
+// atomics add to one word per 16-byte piece or per strided word), so a
+// sub-page touch moves only its sectors, also over remote mappings, and all
+// lanes of a warp fault on the same page. Bits as in plan.h AccessEntry and
+// TouchShape.
 #if UMSIM_NVIDIA
 constexpr int kLanes = 32;  // warp size
 #else
 constexpr int kLanes = 64;  // wavefront size on gfx90a / gfx908
 #endif
 constexpr int kPerLane = 4096 / 16 / kLanes;  // 16-byte pieces of a page per lane
+constexpr std::uint64_t kWholePageShape = std::uint64_t{4096} << 12;  // TouchShape of a whole page (plan.h)
 
 #if UMSIM_NVIDIA
 // 256 threads, 8 blocks per SM: full occupancy (at most 32 registers a thread).
@@ -58,6 +62,42 @@ constexpr int kPerLane = 4096 / 16 / kLanes;  // 16-byte pieces of a page per la
 #define UMSIM_TOUCH_BOUNDS
 #endif
 
+// The bytes of a page a TouchShape (plan.h) names: contiguous bytes in the
+// 16-byte pieces that overlap them, or 4-byte words at a stride, spread over
+// the warp's lanes. Returns the xor of what was read.
+static __device__ unsigned touch_part(char* page, unsigned type, std::uint64_t shape, unsigned lane) {
+  const unsigned first = static_cast<unsigned>(shape & 0xfffu);
+  const unsigned count = static_cast<unsigned>((shape >> 12) & 0x1fffu);
+  const unsigned step = static_cast<unsigned>((shape >> 25) & 0x1fffu);
+  unsigned acc = 0;
+  if (step == 0) {
+    const unsigned lo = first / 16, hi = (first + count + 15) / 16;
+    uint4* p = reinterpret_cast<uint4*>(page);
+    for (unsigned i = lo + lane; i < hi; i += kLanes) {
+      if (type == 0) {
+        const uint4 v = p[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+      } else if (type == 1) {
+        p[i] = uint4{i, lane, 0, 0};
+      } else if (type == 3) {  // read-modify-write: the store depends on the load
+        const uint4 v = p[i];
+        p[i] = uint4{v.x + 1u, v.y, v.z, v.w};
+      } else {
+        atomicAdd(reinterpret_cast<unsigned*>(p + i), 1u);
+      }
+    }
+    return acc;
+  }
+  for (unsigned j = lane; j < count; j += kLanes) {
+    unsigned* w = reinterpret_cast<unsigned*>(page + ((first + j * step) & ~3u));
+    if (type == 0) acc ^= *w;
+    else if (type == 1) *w = j;
+    else if (type == 3) *w = *w + 1u;
+    else atomicAdd(w, 1u);
+  }
+  return acc;
+}
+
 static __global__ void UMSIM_TOUCH_BOUNDS touch_kernel(TouchArgs a) {
   const unsigned lane = threadIdx.x % kLanes;
   const std::uint64_t warp = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanes;
@@ -65,15 +105,16 @@ static __global__ void UMSIM_TOUCH_BOUNDS touch_kernel(TouchArgs a) {
   unsigned acc = 0;
   for (std::uint64_t i = warp; i < a.count; i += warps) {
     const std::uint64_t e = a.entries[i];
+    const std::uint64_t shape = a.shapes[i];
     const unsigned type = static_cast<unsigned>(e & 3u);
     const unsigned slot = static_cast<unsigned>((e >> 2) & 4095u);
     const std::uint64_t page = e >> 14;
     char* base = a.bases[slot] + page * 4096ull;
-    if (type == 2) {
-      atomicAdd(reinterpret_cast<unsigned*>(base) + lane, 1u);
+    if (shape != kWholePageShape || type == 2) {
+      acc ^= touch_part(base, type, shape, lane);
       continue;
     }
-    // Every lane issues all its loads (or stores) of the page before using
+    // A whole page: every lane issues all its loads (or stores) before using
     // them, so resident pages are read at memory speed, not latency-bound.
     uint4* p = reinterpret_cast<uint4*>(base) + lane;
     if (type == 0) {

@@ -10,6 +10,7 @@ namespace umsim::hip {
 
 struct TouchArgs {
   const std::uint64_t* entries = nullptr;  // packed AccessEntry values (plain device memory)
+  const std::uint64_t* shapes = nullptr;   // TouchShape of each entry (plan.h)
   std::uint64_t count = 0;
   char* const* bases = nullptr;            // device-visible base pointer per allocation slot
   std::uint64_t compute_ns = 0;            // emulated compute time, spun after the accesses

@@ -90,6 +90,35 @@ TEST_F(PlanTest, ExpandsRangesStridesAndPassesIntoPageEntries) {
   EXPECT_EQ(p.peak_managed_bytes, 2 * MiB);
 }
 
+// Each entry carries the bytes it touches in its page (traces/page_touch.h):
+// a whole page, one word every 128 B, 10 bytes at offset 100, one word per page.
+TEST_F(PlanTest, EntriesCarryTheBytesTheyTouch) {
+  add(alloc("A", 1 * MiB));
+  add(kernel("k"));
+  add(access(true, "A", AccessType::kRead, 0, 4096));
+  add(access(true, "A", AccessType::kRead, 4096, 4096, 128));
+  add(access(true, "A", AccessType::kWrite, 8192 + 100, 10));
+  add(access(true, "A", AccessType::kRead, 16384, 2 * 4096, 4096));
+  add(ev(EventKind::kKernelEnd));
+  const Plan p = builder.finish();
+  ASSERT_EQ(p.shapes.size(), p.entries.size());
+  ASSERT_EQ(p.shapes.size(), 5u);
+  EXPECT_EQ(p.shapes[0], TouchShape::kWholePage);
+  const trace::PageTouch strided = TouchShape::unpack(p.shapes[1]);
+  EXPECT_EQ(strided.first, 0u);
+  EXPECT_EQ(strided.count, 32u);
+  EXPECT_EQ(strided.step, 128u);
+  const trace::PageTouch bytes = TouchShape::unpack(p.shapes[2]);
+  EXPECT_EQ(bytes.first, 100u);
+  EXPECT_EQ(bytes.count, 10u);
+  EXPECT_EQ(bytes.step, 0u);
+  for (int i : {3, 4}) {
+    const trace::PageTouch word = TouchShape::unpack(p.shapes[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(word.count, 1u);
+    EXPECT_EQ(word.bytes(), 4u);
+  }
+}
+
 TEST_F(PlanTest, TracksPeakFootprintsByKindAcrossFrees) {
   add(alloc("A", 3 * MiB));
   add(alloc("D", 5 * MiB, AllocKind::kDevice));

@@ -445,3 +445,195 @@ write("c04_copy_compute_pipeline", """
 A copy/compute pipeline over eight 32 MiB chunks: asynchronous pinned uploads on
 stream 1, kernels on stream 2, asynchronous pinned downloads on stream 3, joined
 by events, so copies in both directions overlap the kernels.""", body, version=2)
+
+
+# --- Sub-page touches, stride sweeps, prefetch sizes, ReadMostly collapse,
+# --- training-loop hint variants, CPU word touches, isolated faults.
+
+write("v20_subpage_pinned", """
+Pinned host memory read by kernels one 4-byte word per page, one word per 128 B,
+and whole: zero-copy traffic is the sectors touched, not whole pages.""", """
+alloc H 256MiB pinned
+cpu w H len=256MiB
+phase word_per_page
+kernel words4k gpu=0 stream=1
+  r H len=256MiB stride=4KiB
+end
+sync all
+phase word_per_line
+kernel words128 gpu=0 stream=1
+  r H len=256MiB stride=128B
+end
+sync all
+phase whole
+kernel whole gpu=0 stream=1
+  r H len=256MiB
+end
+sync all
+free H
+""")
+
+write("v21_subpage_resident", """
+A prefetched 512 MiB managed buffer read by kernels at strides 4 KiB, 512 B and 64 B
+(one word each) and written one word per page: resident touches by sector.""", """
+alloc A 512MiB managed
+cpu w A len=512MiB
+prefetch A len=512MiB to=gpu0 stream=1
+sync all
+phase gpu
+kernel s4k gpu=0 stream=1
+  r A len=512MiB stride=4KiB
+end
+kernel s512 gpu=0 stream=1
+  r A len=512MiB stride=512B
+end
+kernel s64 gpu=0 stream=1
+  r A len=512MiB stride=64B
+end
+kernel w4k gpu=0 stream=1
+  w A len=512MiB stride=4KiB
+end
+sync all
+free A
+""")
+
+write("v22_accessed_by_subpage", """
+PreferredLocation CPU + AccessedBy gpu0 on 256 MiB read one word per page and one
+word per 256 B: remote managed touches by sector.""", """
+alloc S 256MiB managed
+cpu w S len=256MiB
+advise S len=256MiB preferred=cpu
+advise S len=256MiB accessed_by=gpu0
+phase word_per_page
+kernel words4k gpu=0 stream=1
+  r S len=256MiB stride=4KiB
+end
+sync all
+phase word_per_256
+kernel words256 gpu=0 stream=1
+  r S len=256MiB stride=256B
+end
+sync all
+free S
+""")
+
+body = ""
+for i, stride in enumerate(["64KiB", "256KiB", "1MiB", "4MiB"]):
+    body += f"""alloc A{i} 512MiB managed
+cpu w A{i} len=512MiB
+phase stride_{stride}
+kernel sweep_{stride} gpu=0 stream=1
+  r A{i} len=512MiB stride={stride}
+end
+sync all
+free A{i}
+"""
+write("v23_stride_sweep", """
+Demand faults at strides 64 KiB, 256 KiB, 1 MiB and 4 MiB over fresh CPU-written
+512 MiB buffers (one word per touched page): few faults per VA block, the
+prefetcher's reach and the per-fault costs.""", body)
+
+for direction in ("h2d", "d2h"):
+    body = "alloc A 2GiB managed\ncpu w A len=2GiB\n"
+    if direction == "d2h":
+        body += "prefetch A len=2GiB to=gpu0 stream=1\nsync all\n"
+    offset = 0
+    for size, label in [(64 << 10, "64KiB"), (256 << 10, "256KiB"), (1 << 20, "1MiB"), (2 << 20, "2MiB"),
+                        (16 << 20, "16MiB"), (256 << 20, "256MiB"), (1 << 30, "1GiB")]:
+        dest = "gpu0" if direction == "h2d" else "cpu"
+        body += f"phase p{label}\nprefetch A+{offset}B len={label} to={dest} stream=1\nsync all\n"
+        offset += size
+    body += "free A\n"
+    write(f"v{24 if direction == 'h2d' else 25}_prefetch_sizes_{direction}", f"""
+Prefetches of 64 KiB to 1 GiB {'to gpu0 from CPU-written memory' if direction == 'h2d' else 'back to the CPU from gpu0'},
+one phase each: the fixed per-call cost against the link.""", body)
+
+write("v26_read_mostly_collapse", """
+ReadMostly: gpu0 duplicates 128 MiB, a CPU write collapses the copies, a prefetch
+brings it back, a kernel reads it.""", """
+alloc P 128MiB managed
+cpu w P len=128MiB
+advise P len=128MiB readmostly
+phase duplicate
+kernel read1 gpu=0 stream=1
+  r P len=128MiB
+end
+sync all
+phase collapse
+cpu w P len=128MiB
+phase reprefetch
+prefetch P len=128MiB to=gpu0 stream=1
+sync all
+phase read_again
+kernel read2 gpu=0 stream=1
+  r P len=128MiB
+end
+sync all
+free P
+""")
+
+
+def training(variant):
+    """The v14 loop with one hint variant for the parameters."""
+    body = "alloc params 256MiB managed\nalloc acts 384MiB managed\nalloc grads 256MiB managed\n"
+    body += "cpu w params len=256MiB\n"
+    if variant == "prefetch":
+        body += "prefetch params len=256MiB to=gpu0 stream=1\nsync all\n"
+    elif variant == "accessed_by":
+        body += "advise params len=256MiB preferred=cpu\nadvise params len=256MiB accessed_by=gpu0\n"
+    elif variant == "preferred_gpu":
+        body += "advise params len=256MiB preferred=gpu0\n"
+    for it in range(3):
+        body += f"""phase forward{it}
+kernel fwd{it} gpu=0 stream=1 compute=1ms
+  r params len=256MiB
+  w acts len=384MiB
+end
+phase backward{it}
+kernel bwd{it} gpu=0 stream=1 compute=2ms
+  r acts len=384MiB
+  r params len=256MiB
+  w grads len=256MiB
+end
+sync all
+phase optimizer{it}
+cpu r grads len=256MiB stride=64B
+cpu w params len=256MiB stride=64B
+"""
+    return body + "free params\nfree acts\nfree grads\n"
+
+
+for n, (variant, what) in enumerate([("none", "no hints (demand paging only)"),
+                                     ("prefetch", "parameters prefetched before the first step"),
+                                     ("accessed_by", "parameters on the CPU, mapped by gpu0 (AccessedBy)"),
+                                     ("preferred_gpu", "parameters preferring gpu0")]):
+    write(f"v{27 + n}_training_{variant}", f"""
+Training loop, three iterations, {what}: forward writes activations, backward
+writes gradients, the CPU reads the gradients and updates the parameters (one
+word per 64 B line) between steps.""", training(variant))
+
+write("v31_cpu_word_touch", """
+The CPU touches one word per page: of a resident 256 MiB buffer, then of the same
+buffer after a kernel moved it to gpu0 (CPU faults bring the pages back).""", """
+alloc A 256MiB managed
+cpu w A len=256MiB
+phase cpu_words
+cpu w A len=256MiB stride=4KiB
+cpu r A len=256MiB stride=4KiB
+phase gpu
+kernel take gpu=0 stream=1
+  r A len=256MiB
+end
+sync all
+phase cpu_word_faults
+cpu r A len=256MiB stride=4KiB
+free A
+""")
+
+body = "alloc A 512MiB managed\ncpu w A len=512MiB\nphase isolated\n"
+for k in range(48):
+    body += f"kernel one{k} gpu=0 stream=1\n  r A+{(k * 5 + 3) % 256}MiB len=4B\nend\n"
+body += "sync all\nfree A\n"
+write("v32_isolated_faults", """
+48 small kernels, each reading one word of a different CPU-written VA block: one
+fault each, nothing for the prefetcher.""", body)

@@ -1,0 +1,138 @@
+// Hand-computed timings of the costs that depend on how much of a page a
+// touch covers and on fixed per-call costs, under round_profile()
+// (sim_test_util.h): transaction units for resident and remote touches, the
+// per-page cost of fault-driven migration, prefetch calls, kernel launches
+// and CPU touches by cache line.
+#include <gtest/gtest.h>
+
+#include "tests/sim/sim_test_util.h"
+#include "traces/trace_builder.h"
+
+namespace umsim::sim {
+namespace {
+
+using namespace trace::literals;
+using testing::options_for;
+using testing::replay;
+using testing::round_profile;
+using trace::Processor;
+using trace::TraceBuilder;
+
+// gpu.access_unit 32 B, access_gbps 4 (4 B/ns), access_cost 10 ns per touch.
+// k1 populates two pages (batch 10000 + block 2000 + 2 pages * 100) and
+// writes them whole: 256 sectors * 32 B / 4 = 2048 + 2 * 10 -> 14268.
+// k2 reads one word per page (stride 4 KiB): 2 sectors = 64 B / 4 = 16 + 20 = 36.
+// k3 reads bytes 0..99: sectors 0..3 = 128 B / 4 = 32 + 10 = 42.
+TEST(AccessCost, ResidentTouchesCostTheirSectors) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .kernel("k1", 0, 0).write("A").end()
+                     .kernel("k2", 0, 0).read("A", 0, TraceBuilder::kWhole, 4_KiB).end()
+                     .kernel("k3", 0, 0).read("A", 0, 100).end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.gpu_access_gbps = 4.0;
+  p.gpu_access_unit = 32;
+  p.gpu_access_ns = 10;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 14268u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 36u);
+  EXPECT_EQ(r.kernels[2].counters.time_ns, 42u);
+}
+
+// With the default unit (4 KiB) every touch is a whole page, as before:
+// k2's two word reads cost 2 * 4096 / 4 = 2048.
+TEST(AccessCost, DefaultUnitChargesWholePages) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .kernel("k1", 0, 0).write("A").end()
+                     .kernel("k2", 0, 0).read("A", 0, TraceBuilder::kWhole, 4_KiB).end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.gpu_access_gbps = 4.0;
+  EXPECT_EQ(replay(t, options_for(p)).kernels[1].counters.time_ns, 2048u);
+}
+
+// Remote touches of pinned memory: remote.access_unit 32, access_cost 50 ns.
+// One word per page of two pages: 2 sectors = 64 B at 2 B/ns = 32, + 2 * 50
+// -> 132. A whole-page read: 2 * 4096 / 2 = 4096 + 100 -> 4196. With gpu.
+// access_gbps set, remote touches are not also charged as local ones.
+TEST(AccessCost, RemoteTouchesCostTheirSectors) {
+  const auto t = TraceBuilder()
+                     .alloc("H", 8_KiB, trace::AllocKind::kPinned)
+                     .kernel("words", 0, 0).read("H", 0, TraceBuilder::kWhole, 4_KiB).end()
+                     .kernel("pages", 0, 0).read("H").end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.remote_access_unit = 32;
+  p.remote_access_ns = 50;
+  p.gpu_access_gbps = 4.0;
+  p.gpu_access_unit = 32;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].counters.remote_accesses, 2u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 132u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 4196u);
+}
+
+// faults.migrated_page_cost 300 per page a fault service moves from another
+// copy: the one-page fault of Timing.OnePageOneBatch (15124) costs 300 more;
+// a GPU first touch (nothing to move) does not.
+TEST(AccessCost, FaultDrivenMigrationCostsPerPage) {
+  HardwareProfile p = round_profile();
+  p.fault_migrated_page_ns = 300;
+  const auto moved = TraceBuilder().alloc("A", 4_KiB).cpu_write("A").kernel("k", 0, 1000).read("A").end().build();
+  EXPECT_EQ(replay(moved, options_for(p)).kernels[0].counters.time_ns, 15124u + 300);
+  const auto fresh = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().build();
+  EXPECT_EQ(replay(fresh, options_for(p)).total.time_ns, 12100u);
+}
+
+// The per-page cost covers the pages the prefetch policy pulls in too: a
+// policy-free fault of 1 page vs 4 pages moved by a faulting range read of 4
+// pages in one batch: 4 * 300 on top of the plain service.
+TEST(AccessCost, MigratedPageCostCountsEveryMovedPage) {
+  HardwareProfile p = round_profile();
+  const auto t = TraceBuilder().alloc("A", 16_KiB).cpu_write("A").kernel("k", 0, 0).read("A").end().build();
+  const Nanos plain = replay(t, options_for(p)).kernels[0].counters.time_ns;
+  p.fault_migrated_page_ns = 300;
+  EXPECT_EQ(replay(t, options_for(p)).kernels[0].counters.time_ns, plain + 4 * 300);
+}
+
+// prefetch.call_cost 700: CPU writes one page (110); the prefetch starts at
+// 110 + 700, block 500, copy 1000 + 4096 / 4 -> 3334.
+TEST(AccessCost, PrefetchCallsHaveAFixedCost) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  const auto t = TraceBuilder().alloc("A", 4_KiB).cpu_write("A").prefetch("A", Processor::gpu(0), 1).sync().build();
+  EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 3334u);
+}
+
+// gpu.launch_cost 5000: an empty kernel with 1000 ns of compute takes 6000.
+TEST(AccessCost, KernelLaunchHasAFixedCost) {
+  HardwareProfile p = round_profile();
+  p.gpu_launch_ns = 5000;
+  const auto t = TraceBuilder().kernel("k", 0, 1000).end().build();
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 6000u);
+  EXPECT_EQ(r.kernels[0].counters.stall_ns, 0u);
+}
+
+// CPU touches by 64-byte line: page write 630, one line 0, so L lines cost
+// 10 * (L - 1). Two pages written whole at first touch: 2 * (100 + 630);
+// one word per page: 2 * 0; 128 bytes (2 lines): 10.
+TEST(AccessCost, CpuTouchesCostByCacheLine) {
+  HardwareProfile p = round_profile();
+  p.cpu_access_ns = 630;
+  p.cpu_word_write_ns = 0;
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .cpu_write("A")
+                     .cpu_write("A", 0, TraceBuilder::kWhole, 4_KiB)
+                     .cpu_write("A", 0, 128)
+                     .build();
+  EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 2u * (100 + 630) + 10);
+}
+
+}  // namespace
+}  // namespace umsim::sim
