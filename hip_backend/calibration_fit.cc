@@ -197,37 +197,51 @@ std::string gbps(double v) { return fmt::format("{:.2f}", v); }
 
 constexpr double kMinPrefetchFitBytes = 1024.0 * 1024;
 
-// Touches of one sub-page run: page touches and 32-byte sectors (the unit
-// gpu.access_unit and remote.access_unit are fitted in).
+// Touches of one sub-page run: page touches and transaction units of `unit`
+// bytes (a power of two from 32 B to 4 KiB).
 struct TouchCounts {
-  double touches = 0, sectors = 0;
+  double touches = 0, units = 0;
 };
-TouchCounts subpage_counts(double bytes, double stride) {
+TouchCounts subpage_counts(double bytes, double stride, double unit) {
   const double pages = bytes / 4096;
-  if (stride <= 0 || stride <= 32) return {pages, pages * 128};
-  return {pages, pages * std::max(1.0, std::floor(4096 / stride))};
+  if (stride <= 0 || stride <= unit) return {pages, pages * 4096 / unit};  // every unit of the page
+  return {pages, pages * std::max(1.0, std::floor(4096 / stride))};      // one unit per word
 }
 
+struct TouchFit {
+  double cost_ns = 0, gbps = 1, unit = 32, rms_rel_error = 0;
+};
+
 // Sub-page runs of one memory ("resident" or "pinned"): time beyond launch =
-// touches * cost + sectors * 32 B / bandwidth, fitted non-negatively. Returns
-// {cost per touch (ns), GB/s}; nothing when the session has no such runs.
-std::optional<std::pair<double, double>> fit_touches(const nlohmann::json& raw, const std::string& memory) {
+// touches * cost + units * unit / bandwidth, fitted non-negatively (relative
+// errors) for each transaction unit from 32 B to 256 B; the unit that fits
+// best is the memory's (HBM and PCIe reads both move more than a sector for
+// a lone word). Nothing when the session has no such runs.
+std::optional<TouchFit> fit_touches(const nlohmann::json& raw, const std::string& memory) {
   if (!raw.contains("subpage")) return std::nullopt;
-  std::vector<std::vector<double>> a;
-  std::vector<double> y;
-  for (const auto& r : raw.at("subpage")) {
-    if (r.at("memory") != memory) continue;
-    const TouchCounts c = subpage_counts(r.at("bytes").get<double>(), r.at("stride").get<double>());
-    const double t = r.at("time_ns").get<double>() - r.at("launch_overhead_ns").get<double>();
-    // Relative weighting: each run's equation divided by its time.
-    const double w = 1.0 / std::max(1.0, t);
-    a.push_back({c.touches * w, c.sectors * 32 * w});
-    y.push_back(t * w);
+  std::optional<TouchFit> best;
+  for (double unit : {32.0, 64.0, 128.0, 256.0}) {
+    std::vector<std::vector<double>> a;
+    std::vector<double> y;
+    for (const auto& r : raw.at("subpage")) {
+      if (r.at("memory") != memory) continue;
+      const TouchCounts c = subpage_counts(r.at("bytes").get<double>(), r.at("stride").get<double>(), unit);
+      const double t = r.at("time_ns").get<double>() - r.at("launch_overhead_ns").get<double>();
+      const double w = 1.0 / std::max(1.0, t);
+      a.push_back({c.touches * w, c.units * unit * w});
+      y.push_back(t * w);
+    }
+    if (a.size() < 2) return std::nullopt;
+    const std::vector<double> x = nnls(a, y);
+    double sq = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double e = a[i][0] * x[0] + a[i][1] * x[1] - y[i];  // relative, since rows are scaled
+      sq += e * e;
+    }
+    const TouchFit f{x[0], 1.0 / std::max(x[1], 1e-6), unit, std::sqrt(sq / static_cast<double>(a.size()))};
+    if (!best || f.rms_rel_error < best->rms_rel_error) best = f;
   }
-  if (a.size() < 2) return std::nullopt;
-  const std::vector<double> x = nnls(a, y);
-  const double ns_per_byte = std::max(x[1], 1e-6);
-  return std::pair{x[0], 1.0 / ns_per_byte};
+  return best;
 }
 
 std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std::map<std::string, std::string> out);
@@ -353,14 +367,14 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   // Sub-page touches: per-touch cost and bandwidth in 32-byte sectors, for
   // resident pages and over the link to pinned memory.
   if (const auto res = fit_touches(raw, "resident")) {
-    out["gpu.access_unit"] = "\"32B\"";
-    out["gpu.access_cost"] = toml_duration(res->first);
-    out["gpu.access_gbps"] = fmt::format("{}", std::lround(res->second));
+    out["gpu.access_unit"] = fmt::format("\"{}B\"", res->unit);
+    out["gpu.access_cost"] = toml_duration(res->cost_ns);
+    out["gpu.access_gbps"] = fmt::format("{}", std::lround(res->gbps));
   }
   if (const auto rem = fit_touches(raw, "pinned")) {
-    out["remote.access_unit"] = "\"32B\"";
-    out["remote.access_cost"] = toml_duration(rem->first);
-    out["remote.gpu_to_host_gbps"] = gbps(rem->second);
+    out["remote.access_unit"] = fmt::format("\"{}B\"", rem->unit);
+    out["remote.access_cost"] = toml_duration(rem->cost_ns);
+    out["remote.gpu_to_host_gbps"] = gbps(rem->gbps);
   } else {
     // Sessions before the sub-page runs: whole-page reads of pinned memory.
     std::vector<double> remote;
@@ -373,11 +387,38 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
 }
 
 namespace {
+// A duration this file wrote with toml_duration ("\"123ns\""), in ns.
+double duration_ns(const std::string& toml) {
+  return std::stod(toml.substr(toml.find_first_of("0123456789")));
+}
+
 // The CPU's one-word touches of resident pages (sessions with "cpu_words"),
 // and the explicit copies, which every session has.
 std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std::map<std::string, std::string> out) {
   out["host.pinned_copy_gbps"] = gbps(best_bandwidth(raw, "pinned"));
   out["host.pageable_copy_gbps"] = gbps(best_bandwidth(raw, "pageable"));
+  // ReadMostly collapse: a CPU write to a read-duplicated page (per page, less
+  // the write itself), and a prefetch that duplicates again, per VA block,
+  // beyond a plain prefetch of the same size (blocks of 2 MiB).
+  if (raw.contains("read_mostly_collapse")) {
+    std::map<std::string, std::vector<double>> t;
+    double bytes = 0;
+    for (const auto& c : raw.at("read_mostly_collapse")) {
+      t[c.at("test").get<std::string>()].push_back(c.at("time_ns").get<double>());
+      bytes = c.at("bytes").get<double>();
+    }
+    const double pages = bytes / 4096, blocks = std::ceil(bytes / (2 << 20));
+    double write_ns = 0;
+    for (const auto& c : need(raw, "cpu"))
+      if (c.at("test") == "resident") write_ns = c.at("time_ns").get<double>() / std::max(1.0, c.at("pages").get<double>());
+    if (t.count("collapse") && pages > 0)
+      out["cpu.collapse_fault_cost"] = toml_duration(std::max(0.0, median(t["collapse"]) / pages - write_ns));
+    if (t.count("reprefetch") && t.count("plain_prefetch") && out.count("prefetch.va_block_cost")) {
+      const double extra = (median(t["reprefetch"]) - median(t["plain_prefetch"])) / blocks;
+      out["prefetch.duplicate_va_block_cost"] =
+          toml_duration(std::max(0.0, duration_ns(out.at("prefetch.va_block_cost")) + extra));
+    }
+  }
   if (!raw.contains("cpu_words")) return out;
   for (const auto& c : raw.at("cpu_words")) {
     const double per_page = c.at("time_ns").get<double>() / std::max(1.0, c.at("pages").get<double>());

@@ -59,9 +59,13 @@ void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, Access
   const std::uint64_t base = block * kPagesPerBlock;
   BlockState& bs = a.blocks[block];
   if (bs.throttle_until > host_now_) host_now_ = bs.throttle_until;  // thrashing throttle: the CPU sleeps
-  host_now_ += type == AccessType::kRead ? profile_.cpu_read_fault_cost() : profile_.cpu_fault_ns;
   PageState& st = a.pages[page];
   const Processor cpu = Processor::cpu();
+  // A write to a page the CPU still holds (read-duplicated elsewhere) only
+  // collapses the other copies: its own cost, nothing to copy.
+  host_now_ += type == AccessType::kRead   ? profile_.cpu_read_fault_cost()
+               : (st.copies & kCpuBit)     ? profile_.cpu_collapse_fault_cost()
+                                           : profile_.cpu_fault_ns;
   if (st.copies & kCpuBit) {  // a write to a read-duplicated page collapses the other copies
     for (ProcessorMask o = static_cast<ProcessorMask>(st.copies & ~kCpuBit); o; o &= static_cast<ProcessorMask>(o - 1))
       drop_copy(a, page, first_processor(o));

@@ -244,10 +244,11 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("cpu"), "cpu", source);
-    t.only({"fault_cost", "read_fault_cost", "first_touch_cost", "page_access_cost", "page_read_cost", "word_access_cost",
-            "word_read_cost"});
+    t.only({"fault_cost", "read_fault_cost", "collapse_fault_cost", "first_touch_cost", "page_access_cost",
+            "page_read_cost", "word_access_cost", "word_read_cost"});
     p.cpu_fault_ns = t.duration("fault_cost");
     if (t.has("read_fault_cost")) p.cpu_read_fault_ns = t.duration("read_fault_cost");
+    if (t.has("collapse_fault_cost")) p.cpu_collapse_fault_ns = t.duration("collapse_fault_cost");
     p.cpu_first_touch_ns = t.duration("first_touch_cost");
     p.cpu_access_ns = t.duration("page_access_cost");
     if (t.has("page_read_cost")) p.cpu_read_ns = t.duration("page_read_cost");
@@ -266,9 +267,10 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
-    t.only({"va_block_cost", "peer_va_block_cost", "call_cost"});
+    t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "call_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
+    if (t.has("duplicate_va_block_cost")) p.prefetch_duplicate_va_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
     t.finish();
   }
@@ -344,6 +346,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"migrated_page_cost_ns", p.fault_migrated_page_ns}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
               {"read_fault_cost_ns", p.cpu_read_fault_cost()},
+              {"collapse_fault_cost_ns", p.cpu_collapse_fault_cost()},
               {"first_touch_cost_ns", p.cpu_first_touch_ns},
               {"page_access_cost_ns", p.cpu_access_ns},
               {"page_read_cost_ns", p.cpu_read_access_ns()},
@@ -355,6 +358,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"access_cost_ns", p.remote_access_ns}};
   j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns},
                    {"peer_va_block_cost_ns", p.prefetch_peer_block_ns()},
+                   {"duplicate_va_block_cost_ns", p.prefetch_duplicate_block_ns()},
                    {"call_cost_ns", p.prefetch_call_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
   j["host"] = {{"pinned_copy_gbps", p.pinned_copy_gbps}, {"pageable_copy_gbps", p.pageable_copy_gbps}};

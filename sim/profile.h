@@ -86,6 +86,10 @@ struct HardwareProfile {
   // (calibration "fault_read" vs "fault" phases). Unset: cpu_fault_ns.
   std::optional<Nanos> cpu_read_fault_ns;
   Nanos cpu_read_fault_cost() const { return cpu_read_fault_ns.value_or(cpu_fault_ns); }
+  // A CPU write fault on a read-duplicated page the CPU holds (ReadMostly
+  // collapse: the GPU copies are revoked, nothing is copied). Unset: cpu_fault_ns.
+  std::optional<Nanos> cpu_collapse_fault_ns;
+  Nanos cpu_collapse_fault_cost() const { return cpu_collapse_fault_ns.value_or(cpu_fault_ns); }
   Nanos cpu_first_touch_ns = 0;  // CPU first touch of an unpopulated page (zero fill)
   Nanos cpu_access_ns = 0;       // CPU write or atomic to a resident page (per 4 KiB page)
   // A CPU read of a resident page, which can stream at another rate than a
@@ -121,6 +125,10 @@ struct HardwareProfile {
   // Unset: prefetch_va_block_ns.
   std::optional<Nanos> prefetch_peer_va_block_ns;
   Nanos prefetch_peer_block_ns() const { return prefetch_peer_va_block_ns.value_or(prefetch_va_block_ns); }
+  // A VA block a prefetch read-duplicates (ReadMostly pages the source keeps):
+  // on an H200 about three times a migrating block's work. Unset: prefetch_va_block_ns.
+  std::optional<Nanos> prefetch_duplicate_va_block_ns;
+  Nanos prefetch_duplicate_block_ns() const { return prefetch_duplicate_va_block_ns.value_or(prefetch_va_block_ns); }
 
   // [eviction]
   Nanos eviction_chunk_ns = 0;     // per evicted chunk, excluding the write-back copy
