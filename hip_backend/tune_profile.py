@@ -62,8 +62,10 @@ def run_sim(umsim, trace, profile, tmp):
 
 
 def score(errors):
+    """Mean absolute relative error first: a median would let one run (the
+    isolated faults, whose batches hold a single fault) stay arbitrarily wrong."""
     a = [abs(e) for e in errors]
-    return (statistics.median(a), statistics.mean(a))
+    return (statistics.mean(a), statistics.median(a))
 
 
 def pooled_hardware_times(raws):
@@ -241,7 +243,8 @@ def main():
     report = {"values": values,
               "calibration_files": len(raws),
               "calibration_kernel_time_errors": {os.path.basename(p): round(e, 4) for (p, _), e in zip(runs, fault_errors)},
-              "median_abs_error": round(best[0][0], 4),
+              "mean_abs_error": round(best[0][0], 4),
+              "median_abs_error": round(best[0][1], 4),
               "populate_kernel_time_errors": {os.path.basename(p): round(e, 4)
                                               for (p, _), e in zip(fresh_runs, fresh_errors)},
               "read_mostly_kernel_time_errors": {os.path.basename(p): round(e, 4)

@@ -61,7 +61,6 @@ void Engine::gpu_access_general(const Event& e) {
   const std::uint8_t dirty = write ? kDirty : 0;
   PageState* const pages = a.pages.data();
   const std::uint64_t count = e.count ? e.count : 1;
-  kernel_.touched_units += trace::touched_units_per_pass(e, profile_.gpu_access_unit) * count;
   access_event_ = &e;
 
   // Extra work on hits only while a migration is still in flight or the
@@ -104,6 +103,9 @@ void Engine::gpu_access_general(const Event& e) {
     for (std::uint64_t k = 0; k < slice; ++k)
       for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
   }
+  // Counted once the touches are done: a fault service in the middle of this
+  // range charges remote placements the mean touch of what came before.
+  kernel_.touched_units += trace::touched_units_per_pass(e, profile_.gpu_access_unit) * count;
   update_plain_hits();
 }
 

@@ -102,20 +102,27 @@ TEST(Profile, CheckedInH200Loads) {
 }
 
 // The shipping default holds the values calibrated on an H200
-// (profiles/raw/h200-pcie5/fit_values.txt): 46.5 GB/s peak host-to-GPU,
-// 11.5 GB/s GPU-to-host, 51.39 GB/s remote reads.
+// (profiles/raw/h200-pcie5/fit_values.txt, calibration session 8): 51.25 GB/s
+// peak host-to-GPU, 16.5 GB/s GPU-to-host, 49.14 GB/s remote reads in 64-byte
+// units, resident touches in 64-byte units at 5085 GB/s.
 TEST(Profile, DefaultIsTheCalibratedH200) {
   const HardwareProfile p = load_profile_file(std::string("profiles/") + kDefaultProfile + ".toml");
   EXPECT_EQ(p.name, "h200-pcie5");
   // The values `fit_profile` derives from profiles/raw/h200-pcie5/calibration.json
   // (profiles/raw/h200-pcie5/fit_values.txt), not the published 55 GB/s starting point;
   // a recalibration updates them here.
-  EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 46.5);
-  EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 11.5);
-  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.39);
-  EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 3983);  // median of the resident-access runs of every session
+  EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 51.25);
+  EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 16.5);
+  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 49.14);
+  EXPECT_EQ(p.remote_access_unit, 64u);
+  EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 5085);
+  EXPECT_EQ(p.gpu_access_unit, 64u);
+  EXPECT_EQ(p.gpu_launch_ns, 6527u);
   EXPECT_EQ(p.cpu_read_fault_cost(), 0u);     // tuned on the "fault_read" phase (grid minimum)
-  EXPECT_EQ(p.cpu_read_access_ns(), 682u);    // the "resident_read" phase
+  EXPECT_EQ(p.cpu_read_access_ns(), 652u);    // the "resident_read" phase
+  EXPECT_EQ(p.cpu_touch_ns(false, 1), 76u);   // one line read: the "cpu_words" runs
+  ASSERT_FALSE(p.calibrated_on.empty());
+  EXPECT_EQ(p.calibrated_on.front().first, "gpu");
 }
 
 // The population and GPU-access keys are optional: left out, population
