@@ -4,7 +4,7 @@
 # simulator with the calibrated profile, merges the hardware repetitions, runs
 # `umsim compare` per trace and aggregates the errors.
 #   hip_backend/validate.sh [PROFILE [RESULTS_DIR [OUT_DIR [TRACES_DIR]]]]
-# Defaults: profiles/h200-pcie5.toml, hip_backend/results/h200-pcie5,
+# Defaults: profiles/h200-pcie5.toml, hip_backend/results/h200-pcie5/session9 (out of session),
 # docs/validation, traces/validation. The two-GPU suite:
 #   hip_backend/validate.sh profiles/h200x2-nvlink.toml hip_backend/results/h200x2-nvlink \
 #     docs/validation/two_gpu traces/validation_2gpu
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-profiles/h200-pcie5.toml}
-results=${2:-hip_backend/results/h200-pcie5}
+results=${2:-hip_backend/results/h200-pcie5/session9}
 out=${3:-docs/validation}
 traces=${4:-traces/validation}
 ./bazelw build //tools:umsim >&2
@@ -21,6 +21,10 @@ cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace ba
 mkdir -p "$out/sim" "$out/hw" "$out/compare"
 for trace in "$traces"/*.umt; do
   name=$(basename "$trace" .umt)
+  if ! compgen -G "$results/$name.r*.json" >/dev/null; then
+    echo "validate.sh: no hardware results for $name in $results (not run on the GPU yet): skipped" >&2
+    continue
+  fi
   "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q
   python3 hip_backend/merge_reps.py "$results/$name".r*.json >"$out/hw/$name.json"
   "$umsim" compare "$out/sim/$name.json" "$out/hw/$name.json" --json "$out/compare/$name.compare.json" \
