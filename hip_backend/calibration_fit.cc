@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "traces/page_touch.h"
+
 namespace umsim::hip {
 
 double LinkFit::transfer_ns(double bytes) const {
@@ -197,15 +199,18 @@ std::string gbps(double v) { return fmt::format("{:.2f}", v); }
 
 constexpr double kMinPrefetchFitBytes = 1024.0 * 1024;
 
-// Touches of one sub-page run: page touches and transaction units of `unit`
-// bytes (a power of two from 32 B to 4 KiB).
+// Touches of one sub-page run (a read of the whole buffer at its stride):
+// page touches and transaction units of `unit` bytes, by the trace format's
+// rule for the bytes an access touches (traces/page_touch.h).
 struct TouchCounts {
   double touches = 0, units = 0;
 };
 TouchCounts subpage_counts(double bytes, double stride, double unit) {
-  const double pages = bytes / 4096;
-  if (stride <= 0 || stride <= unit) return {pages, pages * 4096 / unit};  // every unit of the page
-  return {pages, pages * std::max(1.0, std::floor(4096 / stride))};      // one unit per word
+  trace::Event read;
+  read.kind = trace::EventKind::kGpuAccess;
+  read.length = static_cast<trace::Bytes>(bytes);
+  read.stride = static_cast<trace::Bytes>(stride);
+  return {bytes / 4096, static_cast<double>(trace::touched_units_per_pass(read, static_cast<trace::Bytes>(unit)))};
 }
 
 struct TouchFit {
