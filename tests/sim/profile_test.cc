@@ -177,6 +177,18 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
       << error_of(replace(lanes, "access_lanes = 132", "access_lanes = 0"));
 }
 
+// gpu.access_unit / remote.access_unit: 4 KiB (whole pages) unless given; a
+// power of two from 4 B to 4 KiB, else an error naming the line and the value.
+TEST(Profile, AccessUnitIsAPowerOfTwoUpToAPage) {
+  EXPECT_EQ(parse_profile(good_profile(), "p.toml").gpu_access_unit, 4096u);
+  const std::string unit = replace(good_profile(), "peer_access = true\n", "peer_access = true\naccess_unit = \"64B\"\n");
+  EXPECT_EQ(parse_profile(unit, "p.toml").gpu_access_unit, 64u);
+  EXPECT_EQ(error_of(replace(unit, "\"64B\"", "\"48B\"")),
+            "p.toml:7: 'gpu.access_unit' must be a power of two from 4B to 4KiB, not 48 bytes");
+  EXPECT_EQ(error_of(replace(unit, "\"64B\"", "\"8KiB\"")),
+            "p.toml:7: 'gpu.access_unit' must be a power of two from 4B to 4KiB, not 8192 bytes");
+}
+
 TEST(Profile, UnknownKeyNamesItsLine) {
   EXPECT_EQ(error_of(replace(good_profile(), "latency = \"1us\"", "latency = \"1us\"\nlatncy = 3")),
             "p.toml:13: unknown key 'link.host_to_gpu.latncy'");
