@@ -8,6 +8,17 @@
 
 namespace umsim::sim {
 
+std::string progress_text(const std::string& what, std::uint64_t done, std::uint64_t total, const std::string& unit,
+                          double elapsed_s) {
+  std::string text = fmt::format("{}: {}/{} {}", what, done, total, unit);
+  if (total == 0) return text;
+  text += fmt::format(" ({:.0f}%), {:.1f} s", 100.0 * static_cast<double>(done) / static_cast<double>(total), elapsed_s);
+  if (done > 0 && done < total)
+    text += fmt::format(", ETA {:.0f} s",
+                        elapsed_s * static_cast<double>(total - done) / static_cast<double>(done));
+  return text;
+}
+
 ProgressMeter::ProgressMeter(std::function<double()> fraction_done)
     : fraction_done_(std::move(fraction_done)), start_(std::chrono::steady_clock::now()), last_(start_) {}
 

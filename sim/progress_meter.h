@@ -9,6 +9,11 @@
 
 namespace umsim::sim {
 
+// "sweep: 12/60 points (20%), 3.0 s, ETA 12 s": `done` of `total` items after
+// `elapsed_s` seconds; the ETA assumes the remaining items take as long each.
+std::string progress_text(const std::string& what, std::uint64_t done, std::uint64_t total, const std::string& unit,
+                          double elapsed_s);
+
 class ProgressMeter {
  public:
   // `fraction_done` returns the share of the input consumed (0..1), or a

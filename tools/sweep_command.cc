@@ -1,25 +1,41 @@
-// `umsim sweep`: replays every combination of traces x vendors x policies x
-// GPU memory sizes, on every core, and writes one JSON line per combination
-// (in a fixed order, whatever the thread count) for plotting and analysis.
-// `--shard K/N` runs every N-th combination, for Slurm array jobs
-// (tools/slurm/sweep.sbatch); concatenated shards sorted by "index" equal
-// the unsharded output.
+// `umsim sweep`: replays every combination of traces x vendors x profiles x
+// policies x GPU memory sizes (x seeds), on every core, and writes one JSON
+// line per combination in a fixed order, whatever the thread count.
+//
+// With -o OUT, each finished point is first appended to the journal
+// OUT.partial (whole lines, fsync'd), so that a kill, a Slurm time-out or a
+// full disk loses at most the points running at the time; `--resume` reads
+// the journal (and a previous OUT of the same sweep) and runs only what is
+// missing. OUT itself is replaced only when the sweep ends, atomically, so a
+// previous complete result is never truncated. `--shard K/N` runs every N-th
+// combination for Slurm array jobs (tools/slurm/sweep.sbatch);
+// `umsim sweep merge` joins the shards, checking that none is missing.
 #include <unistd.h>
 
 #include <atomic>
-#include <fstream>
+#include <chrono>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "io/atomic_output.h"
+#include "io/same_file.h"
 #include "sim/engine.h"
 #include "sim/profile_lookup.h"
+#include "sim/progress_meter.h"
+#include "tools/build_info.h"
 #include "tools/command.h"
+#include "tools/experiment_file.h"
+#include "tools/line_journal.h"
 #include "tools/replay_setup.h"
+#include "tools/resolved_policy_spec.h"
 #include "tools/sweep_plan.h"
+#include "tools/sweep_results.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_stats.h"
 
@@ -28,12 +44,46 @@ namespace {
 
 struct Options {
   SweepAxes axes;
-  std::string profile = sim::kDefaultProfile;
+  std::string config;
   std::string out;
   std::string shard = "0/1";
   unsigned jobs = 0;
   bool quiet = false;
+  bool resume = false;
+  bool keep_going = false;
 };
+
+// The experiment as run: every axis after the experiment file and the command
+// line were combined. Stored in every line, so that any result names its sweep.
+nlohmann::ordered_json experiment_json(const SweepAxes& a) {
+  nlohmann::ordered_json e;
+  e["traces"] = a.traces;
+  e["vendors"] = a.vendors;
+  e["profiles"] = a.profiles;
+  e["prefetch"] = a.prefetch;
+  e["evict"] = a.evict;
+  e["migrate"] = a.migrate;
+  e["thrashing"] = a.thrashing;
+  e["gpu_mem"] = a.gpu_mem;
+  e["seeds"] = a.seeds;
+  return e;
+}
+
+// Fields every line starts with, finished or failed.
+nlohmann::ordered_json point_fields(const SweepPoint& p) {
+  nlohmann::ordered_json line;
+  line["index"] = p.index;
+  line["trace"] = p.trace;
+  line["vendor"] = p.vendor;
+  line["profile"] = p.profile.empty() ? std::string(sim::kDefaultProfile) : p.profile;
+  line["prefetch"] = p.prefetch;
+  line["evict"] = p.evict;
+  line["migrate"] = p.migrate;
+  line["thrashing"] = p.thrashing;
+  if (p.seed) line["seed"] = *p.seed;
+  line["gpu_mem_spec"] = p.gpu_mem;
+  return line;
+}
 
 nlohmann::ordered_json run_point(const SweepPoint& p, const sim::HardwareProfile& profile,
                                  std::uint64_t managed_footprint) {
@@ -50,15 +100,11 @@ nlohmann::ordered_json run_point(const SweepPoint& p, const sim::HardwareProfile
   auto reader = trace::open_trace(p.trace);
   const Result result = engine.run(*reader);
 
-  nlohmann::ordered_json line;
-  line["index"] = p.index;
-  line["trace"] = p.trace;
-  line["vendor"] = p.vendor;
-  line["prefetch"] = result.config["policies"]["prefetch"]["name"];
-  line["evict"] = result.config["policies"]["evict"]["name"];
-  line["migrate"] = result.config["policies"]["migrate"]["name"];
-  line["thrashing"] = result.config["policies"]["thrashing"]["name"];
-  line["gpu_mem_spec"] = p.gpu_mem;
+  nlohmann::ordered_json line = point_fields(p);
+  // The full resolved specs (every parameter), never the bare names: two
+  // configurations of one policy are two lines in every plot and table.
+  for (const char* kind : {"prefetch", "evict", "migrate", "thrashing"})
+    line[kind] = resolved_policy_spec(kind, result.config["policies"][kind]);
   line["gpu_mem_bytes"] = gpu_memory;
   line["managed_footprint_bytes"] = managed_footprint;
   // Footprint as a percentage of GPU memory (100 = fits exactly).
@@ -68,99 +114,265 @@ nlohmann::ordered_json run_point(const SweepPoint& p, const sim::HardwareProfile
   return line;
 }
 
+std::string describe(const SweepPoint& p) {
+  return fmt::format("point {} (trace {}, vendor {}, profile '{}', prefetch '{}', evict '{}', migrate '{}', "
+                     "thrashing '{}', gpu-mem '{}'{})",
+                     p.index, p.trace, p.vendor, p.profile, p.prefetch, p.evict, p.migrate, p.thrashing, p.gpu_mem,
+                     p.seed ? fmt::format(", seed {}", *p.seed) : "");
+}
+
+// Finished points of an earlier run of this same sweep (journal, then a
+// previous complete output), by index. A failed point is not finished: it runs again.
+std::map<std::size_t, std::string> finished_points(const std::string& out, const std::string& journal,
+                                                   const nlohmann::ordered_json& sweep) {
+  std::map<std::size_t, std::string> done;
+  for (const std::string& path : {out, journal}) {
+    if (!std::filesystem::exists(path)) continue;
+    std::size_t number = 0;
+    for (const std::string& text : read_complete_lines(path)) {
+      ++number;
+      if (text.empty()) continue;
+      const SweepLine l = parse_sweep_line(text, path, number);
+      if (l.json["sweep"] != sweep)
+        throw std::runtime_error(l.where() + ": written by a different sweep (" +
+                                 (l.json["sweep"].value("umsim", nlohmann::ordered_json()) != sweep["umsim"]
+                                      ? std::string("another umsim build")
+                                      : std::string("other axes, shard or experiment file")) +
+                                 "); remove it or run without --resume");
+      if (!l.failed()) done[l.index()] = text;
+    }
+  }
+  return done;
+}
+
 void run(const Options& o) {
-  const std::vector<SweepPoint> all = expand_sweep(o.axes);
+  SweepAxes axes = o.axes;
+  if (!o.config.empty()) {
+    SweepAxes from_file;
+    read_experiment_file(o.config, &from_file);
+    // An axis given on the command line replaces the file's.
+    const SweepAxes defaults;
+    auto pick = [](auto& file, const auto& cli, const auto& dflt) {
+      if (cli != dflt) file = cli;
+    };
+    pick(from_file.traces, axes.traces, defaults.traces);
+    pick(from_file.vendors, axes.vendors, defaults.vendors);
+    pick(from_file.profiles, axes.profiles, defaults.profiles);
+    pick(from_file.prefetch, axes.prefetch, defaults.prefetch);
+    pick(from_file.evict, axes.evict, defaults.evict);
+    pick(from_file.migrate, axes.migrate, defaults.migrate);
+    pick(from_file.thrashing, axes.thrashing, defaults.thrashing);
+    pick(from_file.gpu_mem, axes.gpu_mem, defaults.gpu_mem);
+    pick(from_file.seeds, axes.seeds, defaults.seeds);
+    axes = from_file;
+  }
+  if (axes.traces.empty()) throw std::runtime_error("sweep: no traces (give trace files or `traces` in --config)");
+  if (o.resume && o.out.empty()) throw std::runtime_error("sweep: --resume needs -o (the output to resume)");
+
+  const std::string journal_path = o.out.empty() ? "" : o.out + ".partial";
+  if (!o.out.empty()) {
+    // Before anything is opened: the output (or its journal) must not be an input.
+    std::vector<std::string> inputs = axes.traces;
+    if (!o.config.empty()) inputs.push_back(o.config);
+    for (const auto& p : axes.profiles)
+      if (std::filesystem::exists(p)) inputs.push_back(p);
+    io::refuse_output_naming_input(o.out, inputs);
+    io::refuse_output_naming_input(journal_path, inputs);
+    if (!o.resume && std::filesystem::exists(journal_path))
+      throw std::runtime_error(journal_path + ": the finished points of an interrupted sweep; --resume continues it, "
+                                              "or remove the file to start over");
+  }
+
+  const std::vector<SweepPoint> all = expand_sweep(axes, takes_unset_seed);
   const Shard shard = parse_shard(o.shard);
   std::vector<const SweepPoint*> mine;
   for (const auto& p : all)
     if (shard.contains(p.index)) mine.push_back(&p);
 
-  const sim::HardwareProfile profile = sim::load_profile(o.profile);
+  nlohmann::ordered_json sweep;
+  sweep["points"] = all.size();
+  sweep["shard"] = o.shard;
+  sweep["experiment"] = experiment_json(axes);
+  sweep["umsim"] = {{"version", kUmsimVersion}, {"commit", umsim_git_commit()}};
+
+  std::map<std::string, sim::HardwareProfile> profiles;
+  for (const auto& name : axes.profiles)
+    profiles.emplace(name, sim::load_profile(name.empty() ? std::string(sim::kDefaultProfile) : name));
   // One streaming statistics pass per trace gives the footprint for "P%" sizes
   // (and rejects a malformed trace before any thread starts).
-  std::vector<std::uint64_t> footprint(o.axes.traces.size());
-  for (std::size_t t = 0; t < o.axes.traces.size(); ++t) {
-    auto reader = trace::open_trace(o.axes.traces[t]);
+  std::map<std::string, std::uint64_t> footprint;
+  for (const auto& t : axes.traces) {
+    auto reader = trace::open_trace(t);
     footprint[t] = trace::collect_stats(*reader).peak_live_managed_bytes;
   }
-  auto footprint_of = [&](const std::string& trace) {
-    for (std::size_t t = 0; t < o.axes.traces.size(); ++t)
-      if (o.axes.traces[t] == trace) return footprint[t];
-    return std::uint64_t{0};
-  };
 
-  std::ofstream out_file;
-  if (!o.out.empty()) {
-    out_file.open(o.out, std::ios::binary);
-    if (!out_file) throw std::runtime_error(o.out + ": cannot open for writing");
-  }
-  std::ostream& out = o.out.empty() ? std::cout : out_file;
+  std::map<std::size_t, std::string> finished;
+  if (o.resume) finished = finished_points(o.out, journal_path, sweep);
+  std::vector<const SweepPoint*> todo;
+  for (const SweepPoint* p : mine)
+    if (!finished.count(p->index)) todo.push_back(p);
+  std::unique_ptr<LineJournal> journal;
+  if (!o.out.empty() && !todo.empty()) journal = std::make_unique<LineJournal>(journal_path);
 
-  const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+  const bool terminal = !o.quiet && sim::ProgressMeter::stderr_is_terminal();
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::string> lines(mine.size());
-  std::atomic<std::size_t> next{0}, done{0};
-  std::atomic<bool> failed{false};
-  std::mutex error_mutex;
+  std::vector<std::string> lines(todo.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0, failures = 0;
+  std::atomic<bool> stop{false};
+  std::mutex mutex;  // guards the journal, the counters, the errors and stderr
   std::string first_error;
+  const auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
   auto worker = [&] {
-    for (std::size_t i; !failed && (i = next.fetch_add(1)) < mine.size();) {
-      const SweepPoint& p = *mine[i];
+    for (std::size_t i; !stop && (i = next.fetch_add(1)) < todo.size();) {
+      const SweepPoint& p = *todo[i];
+      std::string line, error;
       try {
-        lines[i] = run_point(p, profile, footprint_of(p.trace)).dump();
+        line = run_point(p, profiles.at(p.profile), footprint.at(p.trace)).dump();
       } catch (const std::exception& e) {
-        std::lock_guard lock(error_mutex);
-        if (!failed.exchange(true))
-          first_error = fmt::format("point {} (trace {}, vendor {}, prefetch '{}', evict '{}', migrate '{}', "
-                                    "thrashing '{}', gpu-mem '{}'): {}",
-                                    p.index, p.trace, p.vendor, p.prefetch, p.evict, p.migrate, p.thrashing,
-                                    p.gpu_mem, e.what());
+        error = e.what();
       }
-      const std::size_t n = ++done;
-      if (show_progress) {
-        std::lock_guard lock(error_mutex);
-        std::cerr << fmt::format("\rsweep: {}/{} done", n, mine.size()) << std::flush;
+      std::lock_guard lock(mutex);
+      if (!error.empty()) {
+        ++failures;
+        if (first_error.empty()) first_error = describe(p) + ": " + error;
+        if (!o.keep_going) {
+          stop = true;
+          continue;
+        }
+        nlohmann::ordered_json failed = point_fields(p);
+        failed["error"] = error;
+        failed["sweep"] = sweep;
+        line = failed.dump();
+      } else {
+        // Appended last so that every line (finished or failed) reads the same way.
+        line.pop_back();
+        line += ",\"sweep\":" + sweep.dump() + "}";
+      }
+      try {
+        if (journal) journal->append(line);
+      } catch (const std::exception& e) {
+        if (first_error.empty()) first_error = e.what();
+        ++failures;
+        stop = true;
+        continue;
+      }
+      lines[i] = std::move(line);
+      ++done;
+      const auto now = std::chrono::steady_clock::now();
+      // On a terminal, every point; in a log (Slurm), a line every 10 s.
+      if (!o.quiet && (terminal || now - last_report > std::chrono::seconds(10))) {
+        last_report = now;
+        const double elapsed = std::chrono::duration<double>(now - start).count();
+        std::cerr << (terminal ? "\r" : "") << sim::progress_text("sweep", done, todo.size(), "points", elapsed)
+                  << (terminal ? "   " : "\n") << std::flush;
       }
     }
   };
   std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::min<std::size_t>(jobs, mine.size()); ++t) threads.emplace_back(worker);
+  for (unsigned t = 0; t < std::min<std::size_t>(jobs, todo.size()); ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
-  if (show_progress && !mine.empty()) std::cerr << "\n";
-  if (failed) throw std::runtime_error("sweep: " + first_error);
+  if (terminal && !todo.empty()) std::cerr << "\r\033[K" << std::flush;
+  if (stop && journal && done == 0 && std::filesystem::is_empty(journal_path)) {
+    journal.reset();
+    std::filesystem::remove(journal_path);  // nothing finished: leave no empty journal behind
+  }
+  if (stop)
+    throw std::runtime_error("sweep: " + first_error +
+                             (journal ? fmt::format(" ({} finished points kept in {}; --resume continues)",
+                                                    done + finished.size(), journal_path)
+                                      : std::string()));
 
-  for (const auto& line : lines) out << line << "\n";
-  out.flush();
-  if (!out) throw std::runtime_error((o.out.empty() ? std::string("stdout") : o.out) + ": cannot write");
+  // Index order, whatever order the points finished in.
+  std::map<std::size_t, const std::string*> ordered;
+  for (const auto& [index, text] : finished) ordered[index] = &text;
+  for (std::size_t i = 0; i < todo.size(); ++i) ordered[todo[i]->index] = &lines[i];
+  std::string text;
+  for (const auto& [index, line] : ordered) text += *line + "\n";
+  if (o.out.empty()) {
+    std::cout << text << std::flush;
+    if (!std::cout) throw std::runtime_error("stdout: cannot write the sweep's output");
+  } else {
+    io::write_file_atomically(o.out, text);
+    std::filesystem::remove(journal_path);
+  }
   if (!o.quiet)
-    std::cerr << fmt::format("sweep: {} of {} combinations (shard {}) on {} threads{}\n", mine.size(), all.size(),
-                             o.shard, std::min<std::size_t>(jobs, mine.size()),
+    std::cerr << fmt::format("sweep: {} of {} combinations (shard {}{}) on {} threads in {:.1f} s{}\n", mine.size(),
+                             all.size(), o.shard,
+                             finished.empty() ? "" : fmt::format(", {} resumed", finished.size()),
+                             std::min<std::size_t>(jobs, todo.size()),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                              o.out.empty() ? "" : ", written to " + o.out);
+  if (failures) {
+    std::cerr << fmt::format("sweep: {} of {} points failed (recorded with their errors{}); first: {}\n", failures,
+                             mine.size(), o.out.empty() ? "" : " in " + o.out + "; --resume runs them again",
+                             first_error);
+    exit_status() = 1;
+  }
+}
+
+void merge(const std::vector<std::string>& inputs, const std::string& out, bool quiet) {
+  // Before anything is opened: the merged output must not be one of the shards.
+  if (!out.empty()) io::refuse_output_naming_input(out, inputs);
+  const std::vector<SweepLine> merged = merge_sweep_lines(read_sweep_files(inputs));
+  check_labels_distinct(merged);
+  std::string text;
+  std::size_t failed = 0;
+  for (auto l : merged) {
+    l.json["sweep"]["shard"] = "0/1";  // the merged lines are the whole sweep's
+    text += l.json.dump() + "\n";
+    failed += l.failed();
+  }
+  if (out.empty()) {
+    std::cout << text << std::flush;
+    if (!std::cout) throw std::runtime_error("stdout: cannot write the merged sweep");
+  } else {
+    io::write_file_atomically(out, text);
+  }
+  if (!quiet)
+    std::cerr << fmt::format("sweep merge: {} points from {} files{}{}\n", merged.size(), inputs.size(),
+                             out.empty() ? "" : ", written to " + out,
+                             failed ? fmt::format("; {} failed points (with their errors)", failed) : "");
 }
 
 void setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "sweep", "Replay traces x vendors x policies x GPU memory sizes on every core; one JSON line per combination");
-  cmd->add_option("traces", o->axes.traces, "trace files (.umt / .umtb)")->required();
+      "sweep", "Replay traces x vendors x profiles x policies x GPU memory sizes on every core; one JSON line per "
+               "combination");
+  cmd->add_option("traces", o->axes.traces, "trace files (.umt / .umtb)");
   auto each = [&](const char* flag, std::vector<std::string>& values, const char* what) {
     cmd->add_option(flag, values, what)->allow_extra_args(false)->delimiter('\0');
   };
   each("--vendor", o->axes.vendors, "vendor preset (repeatable; default nvidia)");
+  each("--profile", o->axes.profiles, "hardware profile name or .toml file (repeatable; default: the default profile)");
   each("--prefetch", o->axes.prefetch, "prefetch policy spec (repeatable; default: the vendor's)");
   each("--evict", o->axes.evict, "eviction policy spec (repeatable)");
   each("--migrate", o->axes.migrate, "migration policy spec (repeatable)");
   each("--thrashing", o->axes.thrashing, "thrashing policy spec (repeatable)");
   each("--gpu-mem", o->axes.gpu_mem,
        "GPU memory: a size (16GiB) or an oversubscription of the trace's managed footprint (150%) (repeatable)");
-  cmd->add_option("--profile", o->profile, "hardware profile name or .toml file")->capture_default_str();
+  cmd->add_option("--seed", o->axes.seeds, "seed for policies with a seed parameter (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--config", o->config, "experiment file (TOML: traces, policy specs, memory sizes, profiles, seeds)");
   cmd->add_option("--out,-o", o->out, "output file (JSON Lines); default stdout");
   cmd->add_option("--jobs,-j", o->jobs, "worker threads (default: every core)");
   cmd->add_option("--shard", o->shard, "run only combinations with index % N == K (K/N)")->capture_default_str();
+  cmd->add_flag("--resume", o->resume, "skip the points an interrupted run of this sweep finished (OUT.partial)");
+  cmd->add_flag("--keep-going", o->keep_going, "record a failed point with its error and go on (exit status 1)");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress on stderr");
-  // A repeatable axis given on the command line replaces its default.
-  cmd->callback([o] {
-    run(*o);
+
+  auto merge_inputs = std::make_shared<std::vector<std::string>>();
+  auto merge_out = std::make_shared<std::string>();
+  auto merge_quiet = std::make_shared<bool>(false);
+  CLI::App* merge_cmd = cmd->add_subcommand("merge", "Join a sharded sweep's outputs, checking that none is missing");
+  merge_cmd->add_option("shards", *merge_inputs, "sweep outputs (sweep-*.jsonl)")->required();
+  merge_cmd->add_option("--out,-o", *merge_out, "merged output (JSON Lines); default stdout");
+  merge_cmd->add_flag("--quiet,-q", *merge_quiet, "no summary on stderr");
+  merge_cmd->callback([merge_inputs, merge_out, merge_quiet] { merge(*merge_inputs, *merge_out, *merge_quiet); });
+  cmd->callback([o, merge_cmd] {
+    if (!merge_cmd->parsed()) run(*o);
   });
 }
 

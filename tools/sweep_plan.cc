@@ -6,21 +6,49 @@
 
 namespace umsim::cli {
 
-std::vector<SweepPoint> expand_sweep(const SweepAxes& a) {
+std::string spec_with_seed(const std::string& spec, std::int64_t seed) {
+  return spec + (spec.find(':') == std::string::npos ? ":" : ",") + "seed=" + std::to_string(seed);
+}
+
+std::vector<SweepPoint> expand_sweep(const SweepAxes& a, const TakesSeed& takes_seed) {
   const std::pair<const char*, const std::vector<std::string>*> axes[] = {
-      {"trace", &a.traces},     {"vendor", &a.vendors},   {"prefetch", &a.prefetch}, {"evict", &a.evict},
-      {"migrate", &a.migrate}, {"thrashing", &a.thrashing}, {"gpu-mem", &a.gpu_mem}};
+      {"trace", &a.traces},     {"vendor", &a.vendors},       {"profile", &a.profiles},
+      {"prefetch", &a.prefetch}, {"evict", &a.evict},         {"migrate", &a.migrate},
+      {"thrashing", &a.thrashing}, {"gpu-mem", &a.gpu_mem}};
   for (const auto& [name, values] : axes)
     if (values->empty()) throw std::runtime_error(std::string("sweep: no value for --") + name);
   std::vector<SweepPoint> points;
+  auto add = [&](SweepPoint p) {
+    // One point per seed when a policy takes it; the seed goes into its spec.
+    std::string* specs[] = {&p.prefetch, &p.evict, &p.migrate, &p.thrashing};
+    const char* kinds[] = {"prefetch", "evict", "migrate", "thrashing"};
+    bool seeded[4] = {};
+    bool any = false;
+    for (int k = 0; k < 4 && !a.seeds.empty() && takes_seed; ++k) any |= seeded[k] = takes_seed(kinds[k], *specs[k]);
+    if (!any) {
+      p.index = points.size();
+      points.push_back(p);
+      return;
+    }
+    for (const std::int64_t seed : a.seeds) {
+      SweepPoint s = p;
+      std::string* seeded_specs[] = {&s.prefetch, &s.evict, &s.migrate, &s.thrashing};
+      for (int k = 0; k < 4; ++k)
+        if (seeded[k]) *seeded_specs[k] = spec_with_seed(*seeded_specs[k], seed);
+      s.seed = seed;
+      s.index = points.size();
+      points.push_back(std::move(s));
+    }
+  };
   for (const auto& trace : a.traces)
     for (const auto& vendor : a.vendors)
-      for (const auto& prefetch : a.prefetch)
-        for (const auto& evict : a.evict)
-          for (const auto& migrate : a.migrate)
-            for (const auto& thrashing : a.thrashing)
-              for (const auto& mem : a.gpu_mem)
-                points.push_back({points.size(), trace, vendor, prefetch, evict, migrate, thrashing, mem});
+      for (const auto& profile : a.profiles)
+        for (const auto& prefetch : a.prefetch)
+          for (const auto& evict : a.evict)
+            for (const auto& migrate : a.migrate)
+              for (const auto& thrashing : a.thrashing)
+                for (const auto& mem : a.gpu_mem)
+                  add({0, trace, vendor, profile, prefetch, evict, migrate, thrashing, mem, std::nullopt});
   return points;
 }
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "io/standard_output.h"
+#include "tools/build_info.h"
 #include "tools/command.h"
 
 namespace umsim::cli {
@@ -26,7 +28,8 @@ int& exit_status() {
 int main(int argc, char** argv) {
   CLI::App app{"umsim: unified-memory (managed memory / UVM / SVM) emulator and policy testbed"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "umsim 0.1");
+  app.set_version_flag("--version", std::string("umsim ") + umsim::cli::kUmsimVersion + " (commit " +
+                                        umsim::cli::umsim_git_commit() + ")");
   auto& cmds = umsim::cli::commands();
   std::sort(cmds.begin(), cmds.end(), [](const auto& a, const auto& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;

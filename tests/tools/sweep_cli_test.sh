@@ -42,6 +42,8 @@ import json, sys
 tmp = sys.argv[1]
 whole = [json.loads(l) for l in open(f"{tmp}/j1.jsonl")]
 parts = [json.loads(l) for k in range(3) for l in open(f"{tmp}/s{k}.jsonl")]
+for r in whole + parts:
+    del r["sweep"]["shard"]  # "K/3" in the shards, "0/1" in the whole sweep
 assert sorted(parts, key=lambda r: r["index"]) == whole, "merged shards differ"
 assert [r["index"] for r in whole] == list(range(24)), "indices not 0..23 in order"
 # Oversubscription arithmetic: 150% of a 16 MiB footprint is 16/1.5 = 10.67 MiB -> 10 MiB (2 MiB chunks).
@@ -67,6 +69,33 @@ if "$py" -c "import matplotlib" 2>/dev/null; then
   expect_error "unknown metric 'speed'" "$py" "$plot" "$tmp/j1.jsonl" -o "$tmp/x.png" --metric speed
   echo '{"a": 1}' >"$tmp/bad.jsonl"
   expect_error "bad.jsonl:1: missing field 'trace'" "$py" "$plot" "$tmp/bad.jsonl" -o "$tmp/x.png"
+  # Full specs name the lines: two tree configurations are two lines, never one.
+  "$umsim" sweep "$tmp/random.umtb" --prefetch tree --prefetch tree:threshold=25 --evict fifo --evict nosuch \
+    --gpu-mem 100% --gpu-mem 150% --keep-going -q -o "$tmp/specs.jsonl" 2>/dev/null
+  "$py" "$plot" "$tmp/specs.jsonl" -o "$tmp/specs.png" >"$tmp/out" || fail "plot of specs"
+  grep -qF "(2 policy lines, 4 points, 4 failed points left out)" "$tmp/out" || fail "plot summary: $(cat "$tmp/out")"
+  # Equal labels with different configurations (two sweeps under different profiles' memory) are an error.
+  "$py" - "$tmp/specs.jsonl" "$tmp/conflict.jsonl" <<'PY' || fail "making a conflicting line"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if "error" not in l]
+twin = json.loads(json.dumps(rows[0]))
+twin["result"]["config"]["profile"] = "changed"
+with open(sys.argv[2], "w") as f:
+    for r in rows + [twin]:
+        f.write(json.dumps(r) + "\n")
+PY
+  expect_error "conflict.jsonl:5: same label as $tmp/conflict.jsonl:1" "$py" "$plot" "$tmp/conflict.jsonl" -o "$tmp/x.png"
+  [[ ! -e "$tmp/x.png" ]] || fail "a refused plot was written"
+  # Another python3 first on PATH (here one that cannot see Debian's modules) still plots, with the system
+  # Python; with no interpreter that has matplotlib, one line names the missing module.
+  mkdir -p "$tmp/bin"
+  printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' >"$tmp/bin/python3" && chmod +x "$tmp/bin/python3"
+  PATH="$tmp/bin:$PATH" python3 "$plot" "$tmp/j1.jsonl" -o "$tmp/path.png" >/dev/null 2>"$tmp/err" ||
+    fail "plot with another python3 first on PATH: $(cat "$tmp/err")"
+  UMSIM_PLOT_SWEEP_REEXEC=1 PATH="$tmp/bin:$PATH" python3 "$plot" "$tmp/j1.jsonl" -o "$tmp/path.png" \
+    >/dev/null 2>"$tmp/err" && fail "plot without matplotlib succeeded"
+  [[ $(wc -l <"$tmp/err") -eq 1 ]] && grep -qF "plot_sweep.py: missing Python module 'matplotlib'" "$tmp/err" ||
+    fail "missing module message: $(cat "$tmp/err")"
 else
   echo "SKIP plot checks: python3-matplotlib is not installed (./bazelw installs it)"
 fi

@@ -59,3 +59,52 @@ TEST(SweepPlan, OversubscriptionRoundsDownToTwoMiB) {
 
 }  // namespace
 }  // namespace umsim::cli
+
+namespace umsim::cli {
+namespace {
+
+TEST(SweepPlan, SeedsMultiplyOnlyPointsWithASeededPolicy) {
+  SweepAxes axes;
+  axes.traces = {"t"};
+  axes.evict = {"lru", "random", "random:seed=9"};
+  axes.gpu_mem = {"100%", "150%"};
+  axes.seeds = {1, 2};
+  // Only a spec naming "random" without its own seed takes the axis's seed.
+  const TakesSeed takes = [](const std::string& kind, const std::string& spec) {
+    return kind == "evict" && spec.rfind("random", 0) == 0 && spec.find("seed=") == std::string::npos;
+  };
+  const auto points = expand_sweep(axes, takes);
+  ASSERT_EQ(points.size(), 2u + 4u + 2u);
+  EXPECT_EQ(points[0].evict, "lru");
+  EXPECT_FALSE(points[0].seed.has_value());
+  EXPECT_EQ(points[2].evict, "random:seed=1");
+  EXPECT_EQ(points[2].gpu_mem, "100%");
+  EXPECT_EQ(points[3].evict, "random:seed=2");
+  EXPECT_EQ(points[3].seed, 2);
+  EXPECT_EQ(points[4].gpu_mem, "150%");
+  EXPECT_EQ(points[6].evict, "random:seed=9");
+  for (std::size_t i = 0; i < points.size(); ++i) EXPECT_EQ(points[i].index, i);
+  // Without the predicate (or without seeds) nothing is seeded.
+  EXPECT_EQ(expand_sweep(axes).size(), 6u);
+}
+
+TEST(SweepPlan, SpecWithSeed) {
+  EXPECT_EQ(spec_with_seed("random", 3), "random:seed=3");
+  EXPECT_EQ(spec_with_seed("random:count=2", -1), "random:count=2,seed=-1");
+}
+
+TEST(SweepPlan, ProfilesAreAnAxisAfterVendors) {
+  SweepAxes axes;
+  axes.traces = {"t"};
+  axes.vendors = {"nvidia", "amd-xnack-on"};
+  axes.profiles = {"a", "b"};
+  const auto points = expand_sweep(axes);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[1].vendor, "nvidia");
+  EXPECT_EQ(points[1].profile, "b");
+  EXPECT_EQ(points[2].vendor, "amd-xnack-on");
+  EXPECT_EQ(points[2].profile, "a");
+}
+
+}  // namespace
+}  // namespace umsim::cli
