@@ -36,6 +36,7 @@
 #include "tools/resolved_policy_spec.h"
 #include "tools/sweep_plan.h"
 #include "tools/sweep_results.h"
+#include "tools/sweep_runner.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_stats.h"
 
@@ -52,74 +53,6 @@ struct Options {
   bool resume = false;
   bool keep_going = false;
 };
-
-// The experiment as run: every axis after the experiment file and the command
-// line were combined. Stored in every line, so that any result names its sweep.
-nlohmann::ordered_json experiment_json(const SweepAxes& a) {
-  nlohmann::ordered_json e;
-  e["traces"] = a.traces;
-  e["vendors"] = a.vendors;
-  e["profiles"] = a.profiles;
-  e["prefetch"] = a.prefetch;
-  e["evict"] = a.evict;
-  e["migrate"] = a.migrate;
-  e["thrashing"] = a.thrashing;
-  e["gpu_mem"] = a.gpu_mem;
-  e["seeds"] = a.seeds;
-  return e;
-}
-
-// Fields every line starts with, finished or failed.
-nlohmann::ordered_json point_fields(const SweepPoint& p) {
-  nlohmann::ordered_json line;
-  line["index"] = p.index;
-  line["trace"] = p.trace;
-  line["vendor"] = p.vendor;
-  line["profile"] = p.profile.empty() ? std::string(sim::kDefaultProfile) : p.profile;
-  line["prefetch"] = p.prefetch;
-  line["evict"] = p.evict;
-  line["migrate"] = p.migrate;
-  line["thrashing"] = p.thrashing;
-  if (p.seed) line["seed"] = *p.seed;
-  line["gpu_mem_spec"] = p.gpu_mem;
-  return line;
-}
-
-nlohmann::ordered_json run_point(const SweepPoint& p, const sim::HardwareProfile& profile,
-                                 std::uint64_t managed_footprint) {
-  sim::EngineOptions options;
-  options.profile = profile;
-  options.gpu_memory = resolve_gpu_memory(p.gpu_mem, managed_footprint);
-  options.trace_name = p.trace;
-  const std::string path = p.trace;
-  options.reopen = [path] { return trace::open_trace(path); };
-  PolicyChoice choice{p.vendor, p.prefetch, p.evict, p.migrate, p.thrashing};
-  sim::EnginePolicies policies = make_policies(choice, &options.vendor);
-  const std::uint64_t gpu_memory = options.gpu_memory ? options.gpu_memory : profile.gpu_memory;
-  sim::Engine engine(std::move(options), std::move(policies));
-  auto reader = trace::open_trace(p.trace);
-  const Result result = engine.run(*reader);
-
-  nlohmann::ordered_json line = point_fields(p);
-  // The full resolved specs (every parameter), never the bare names: two
-  // configurations of one policy are two lines in every plot and table.
-  for (const char* kind : {"prefetch", "evict", "migrate", "thrashing"})
-    line[kind] = resolved_policy_spec(kind, result.config["policies"][kind]);
-  line["gpu_mem_bytes"] = gpu_memory;
-  line["managed_footprint_bytes"] = managed_footprint;
-  // Footprint as a percentage of GPU memory (100 = fits exactly).
-  line["oversubscription_pct"] =
-      gpu_memory ? static_cast<double>(managed_footprint) * 100.0 / static_cast<double>(gpu_memory) : 0.0;
-  line["result"] = to_json(result);
-  return line;
-}
-
-std::string describe(const SweepPoint& p) {
-  return fmt::format("point {} (trace {}, vendor {}, profile '{}', prefetch '{}', evict '{}', migrate '{}', "
-                     "thrashing '{}', gpu-mem '{}'{})",
-                     p.index, p.trace, p.vendor, p.profile, p.prefetch, p.evict, p.migrate, p.thrashing, p.gpu_mem,
-                     p.seed ? fmt::format(", seed {}", *p.seed) : "");
-}
 
 // Finished points of an earlier run of this same sweep (journal, then a
 // previous complete output), by index. A failed point is not finished: it runs again.
@@ -229,14 +162,14 @@ void run(const Options& o) {
       const SweepPoint& p = *todo[i];
       std::string line, error;
       try {
-        line = run_point(p, profiles.at(p.profile), footprint.at(p.trace)).dump();
+        line = run_sweep_point(p, profiles.at(p.profile), footprint.at(p.trace)).dump();
       } catch (const std::exception& e) {
         error = e.what();
       }
       std::lock_guard lock(mutex);
       if (!error.empty()) {
         ++failures;
-        if (first_error.empty()) first_error = describe(p) + ": " + error;
+        if (first_error.empty()) first_error = describe_point(p) + ": " + error;
         if (!o.keep_going) {
           stop = true;
           continue;
