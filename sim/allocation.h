@@ -1,5 +1,6 @@
 // One trace allocation: flat page and block arrays, and per GPU the physical
-// chunk slot backing each chunk-sized region (kNoSlot when none).
+// chunk slot backing each chunk-sized region (kNoSlot when none) and the pages
+// resident there per VA block.
 #pragma once
 
 #include <string>
@@ -24,6 +25,9 @@ struct Allocation {
   std::vector<BlockState> blocks;
   std::vector<PageMask> populated;  // per block: pages that have ever held data (copies != 0)
   std::vector<std::vector<std::uint32_t>> chunk_slot;  // [gpu][region]
+  // [gpu][block]: pages with a copy on that GPU, kept as copies change, so a
+  // fault service and an eviction read one mask instead of visiting chunks.
+  std::vector<std::vector<PageMask>> gpu_resident;
 
   void mark_populated(std::uint64_t page) { populated[page / kPagesPerBlock].set(page % kPagesPerBlock); }
   void mark_all_populated() {

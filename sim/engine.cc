@@ -40,7 +40,8 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   for (const char* kind : {"prefetch", "migrate", "thrashing"})
     if (!policies_.resolved.contains(kind))
       policies_.resolved[kind] = {{"name", "builtin-none"}, {"params", nlohmann::ordered_json::object()}};
-  prefetch_ = policies_.prefetch.get();
+  // A policy that never prefetches is not consulted: no request is built per fault.
+  prefetch_ = policies_.prefetch && !policies_.prefetch->never_prefetches() ? policies_.prefetch.get() : nullptr;
   eviction_ = policies_.eviction.get();
   migration_ = policies_.migration.get();
   decide_callbacks_ = migration_ && !migration_->keeps_driver_default();
@@ -60,6 +61,12 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   pages_per_chunk_ = static_cast<std::uint32_t>(chunk_bytes_ / kPageSize);
   chunk_shift_ = static_cast<std::uint32_t>(__builtin_ctz(pages_per_chunk_));
   batch_limit_ = std::min(profile_.fault_batch_size, profile_.fault_concurrency);
+  // Chunk slots are 32-bit (kNoSlot reserved); the records behind them are made as chunks are used.
+  if (gpu_memory_ / chunk_bytes_ >= kNoSlot)
+    throw SimulationError(fmt::format(
+        "GPU memory {} is {} chunks of {}, more than the {} chunks per GPU the model addresses "
+        "(use less memory or a larger eviction granularity)",
+        trace::format_bytes(gpu_memory_), gpu_memory_ / chunk_bytes_, trace::format_bytes(chunk_bytes_), kNoSlot - 1));
   const auto chunks = static_cast<std::uint32_t>(gpu_memory_ / chunk_bytes_);
   gpus_.reserve(static_cast<std::size_t>(profile_.gpus));
   for (int g = 0; g < profile_.gpus; ++g) gpus_.emplace_back(chunks, profile_);
@@ -186,6 +193,13 @@ void Engine::dispatch(const Event& e) {
 
 // ---- names, allocations ----------------------------------------------------
 
+Bytes Engine::metadata_bytes(const Allocation& a) const {
+  // Pages, blocks (state, populated mask, a resident mask per GPU), chunk slots per region and GPU.
+  const std::uint64_t regions = (a.page_count + pages_per_chunk_ - 1) / pages_per_chunk_;
+  return a.page_count * sizeof(PageState) + a.block_count * (sizeof(BlockState) + sizeof(PageMask) * (1 + gpus_.size())) +
+         regions * sizeof(std::uint32_t) * gpus_.size();
+}
+
 AllocSlot Engine::slot_of(trace::NameId name) const {
   return name < slot_of_name_.size() ? slot_of_name_[name] : kNoSlot;
 }
@@ -224,10 +238,19 @@ void Engine::on_alloc(const Event& e) {
   a.block_count = (a.page_count + kPagesPerBlock - 1) / kPagesPerBlock;
   // Value-initialising more metadata than half the machine's memory would
   // end in the OOM killer rather than an error message.
+  // The limit holds for all live allocations together.
   static const std::uint64_t kMetadataLimit =
       static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE)) / 2;
+  const std::uint64_t metadata = metadata_bytes(a);
+  if (metadata > kMetadataLimit || live_metadata_ > kMetadataLimit - metadata) {
+    allocs_.pop_back();
+    throw SimulationError(fmt::format(
+        "allocation '{}' of {} needs {} of page metadata; with the {} held by live allocations that is more than "
+        "the {} (half of this machine's memory) the model may use",
+        name, trace::format_bytes(e.length), trace::format_bytes(metadata), trace::format_bytes(live_metadata_),
+        trace::format_bytes(kMetadataLimit)));
+  }
   try {
-    if (a.page_count * sizeof(PageState) > kMetadataLimit) throw std::bad_alloc();
     a.pages.resize(a.page_count);
     a.blocks.resize(a.block_count);
     a.populated.resize(a.block_count);
@@ -239,6 +262,7 @@ void Engine::on_alloc(const Event& e) {
   }
 
 
+  live_metadata_ += metadata;
   if (slot_of_name_.size() <= e.name) slot_of_name_.resize(e.name + 1, kNoSlot);
   slot_of_name_[e.name] = slot;
 
@@ -247,6 +271,7 @@ void Engine::on_alloc(const Event& e) {
   switch (a.kind) {
     case trace::AllocKind::kManaged:
       a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
+      a.gpu_resident.assign(gpus_.size(), std::vector<PageMask>(a.block_count));
       if (!vendor_.gpu_faults_migrate) {
         // XNACK off: zero-copy host memory, mapped by every GPU from the start.
         // The CPU maps it only while it holds the data (a prefetch to a GPU unmaps it).
@@ -278,6 +303,7 @@ void Engine::on_alloc(const Event& e) {
             options_.gpu_memory ? " (--gpu-mem)" : fmt::format(" (profile {})", profile_.name),
             trace::format_bytes(std::uint64_t{mem.pinned()} * chunk_bytes_)));
       a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
+      a.gpu_resident.assign(gpus_.size(), std::vector<PageMask>(a.block_count));
       a.always_mapped = processor_bit(a.home);
       for (int peer = 0; peer < profile_.gpus; ++peer)
         if (peers_enabled(g, peer)) a.always_mapped |= processor_bit(Processor::gpu(peer));
@@ -293,7 +319,8 @@ void Engine::on_alloc(const Event& e) {
         const std::uint64_t first = r * pages_per_chunk_;
         const std::uint64_t last = std::min<std::uint64_t>(first + pages_per_chunk_, a.page_count);
         mem.chunk(s).resident = static_cast<std::uint32_t>(last - first);
-        for (std::uint64_t p = first; p < last; ++p) mem.chunk(s).resident_pages.set(p - first);
+        for (std::uint64_t p = first; p < last; ++p)
+          a.gpu_resident[static_cast<std::size_t>(g)][p / kPagesPerBlock].set(p % kPagesPerBlock);
         for (std::uint64_t p = first; p < last; ++p)
           a.pages[p] = PageState{processor_bit(a.home), a.always_mapped, 0, -1, 0, 0};
       }
@@ -318,10 +345,12 @@ void Engine::on_free(const Event& e) {
     if (thrashing_) thrashing_->on_allocation_freed(slot);
   }
   a.live = false;
+  live_metadata_ -= metadata_bytes(a);
   a.pages = {};
   a.blocks = {};
   a.populated = {};
   a.chunk_slot = {};
+  a.gpu_resident = {};
   slot_of_name_[e.name] = kNoSlot;
 }
 

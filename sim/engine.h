@@ -148,6 +148,7 @@ class Engine {
   Nanos all_streams_done() const;
   Nanos& stream_ready(trace::StreamId s);
   AllocSlot slot_of(trace::NameId name) const;
+  Bytes metadata_bytes(const Allocation& a) const;  // what on_alloc allocates for it
   Allocation& checked_alloc(const trace::Event& e, const char* what);
   void check_range(const Allocation& a, const trace::Event& e) const;
   int checked_gpu(Processor p, const char* what) const;
@@ -274,6 +275,7 @@ class Engine {
   std::unique_ptr<EventSeries> series_;
 
   Bytes gpu_memory_ = 0;
+  Bytes live_metadata_ = 0;  // page metadata of the live allocations (limited in total)
   Bytes chunk_bytes_ = kBlockSize;
   std::uint32_t pages_per_chunk_ = kPagesPerBlock;
   std::uint32_t chunk_shift_ = 9;  // log2(pages_per_chunk_)

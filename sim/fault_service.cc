@@ -61,6 +61,16 @@ void Engine::service_fault_batch() {
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
   kernel_.now = std::max(kernel_.now, gpu.fault_engine_free) + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
+  if (fault_buffer_.size() == 1) {  // one page (a batch of one, or duplicates of one page): nothing to group
+    const std::uint64_t key = fault_buffer_.front().key;
+    PageMask faulted;
+    faulted.set(key % kPagesPerBlock);
+    service_block(static_cast<AllocSlot>(key >> 40), (key >> kBlockKeyShift) & kBlockMask, faulted, 1);
+    gpu.fault_engine_free = kernel_.now;
+    fault_buffer_.clear();
+    fault_entries_ = 0;
+    return;
+  }
   group_faults();
   for (std::size_t r = 0; r < fault_runs_.size();) {
     const std::uint64_t block_key = fault_runs_[r].block_key;
@@ -137,16 +147,8 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   req.destination = dest;
   req.faulted = faulted;
   req.resident_anywhere = a.populated[block];
-  if (dest.is_gpu()) {
-    // The destination's chunks know their resident pages: no page walk.
-    const auto& slots = a.chunk_slot[static_cast<std::size_t>(dest.gpu_index())];
-    const GpuMemory& mem = gpus_[static_cast<std::size_t>(dest.gpu_index())].memory;
-    const std::uint64_t first_region = base >> chunk_shift_;
-    for (std::uint32_t r = 0; r < (kPagesPerBlock >> chunk_shift_) && first_region + r < slots.size(); ++r) {
-      const std::uint32_t s = slots[first_region + r];
-      if (s != kNoSlot) req.resident_on_destination |= mem.chunk(s).resident_pages << (r * pages_per_chunk_);
-    }
-  }
+  // The allocation keeps each block's resident pages per GPU: no page or chunk walk.
+  if (dest.is_gpu()) req.resident_on_destination = a.gpu_resident[static_cast<std::size_t>(dest.gpu_index())][block];
   if (dest.is_cpu() || (bs.pin_until > now && bs.pin_to != dest.code)) {
     for (std::uint32_t i = 0; i < req.pages_in_block; ++i) {
       const PageState& st = a.pages[base + i];

@@ -4,16 +4,13 @@ namespace umsim::sim {
 
 void FifoByAllocationEviction::attach(const EvictionContext& ctx) {
   EvictionPolicy::attach(ctx);
+  for (auto& g : gpus_) g.order.clear();
   gpus_ = std::vector<Gpu>(static_cast<std::size_t>(ctx.gpus));
-  for (auto& g : gpus_) {
-    g.nodes.resize(ctx.chunks_per_gpu);
-    for (std::uint32_t s = 0; s < ctx.chunks_per_gpu; ++s) g.nodes[s].slot = s;
-  }
 }
 
 void FifoByAllocationEviction::on_chunk_allocated(const ChunkInfo& chunk, Nanos) {
   Gpu& g = gpus_[static_cast<std::size_t>(chunk.gpu)];
-  g.order.push_back(g.nodes[chunk.slot]);
+  g.order.push_back(g.nodes.at(chunk.slot, [](Node& n, std::uint32_t s) { n.slot = s; }));
 }
 
 void FifoByAllocationEviction::on_chunk_freed(const ChunkInfo& chunk) {

@@ -8,6 +8,7 @@
 #include <boost/intrusive/list.hpp>
 
 #include "sim/eviction_policy.h"
+#include "sim/slot_array.h"
 
 namespace umsim::sim {
 
@@ -23,7 +24,7 @@ class FifoByAllocationEviction : public EvictionPolicy {
     std::uint32_t slot = 0;
   };
   struct Gpu {
-    std::vector<Node> nodes;  // by slot
+    SlotArray<Node> nodes;  // by slot, created as slots are used
     boost::intrusive::list<Node> order;
   };
   std::vector<Gpu> gpus_;

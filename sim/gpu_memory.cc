@@ -9,14 +9,13 @@ std::uint32_t GpuMemory::take(AllocSlot alloc, std::uint64_t first_page, bool pi
     free_.pop_front();
     slot = c.slot;
   } else {
-    slot = static_cast<std::uint32_t>(chunks_.size());
-    chunks_.emplace_back().slot = slot;
+    slot = slots_created_++;
+    chunks_.at(slot).slot = slot;
   }
   PhysicalChunk& c = chunks_[slot];
   c.alloc = alloc;
   c.first_page = first_page;
   c.resident = 0;
-  c.resident_pages.reset();
   c.allocated = true;
   c.pinned = pinned;
   c.busy = false;
@@ -34,7 +33,6 @@ void GpuMemory::release(std::uint32_t slot) {
   c.pinned = false;
   c.busy = false;
   c.resident = 0;
-  c.resident_pages.reset();
   free_.push_back(c);
 }
 

@@ -1,13 +1,13 @@
 // Physical memory of one GPU, in chunks of the eviction policy's granularity
-// (2 MiB root chunks by default). Chunk records are created lazily (a deque,
-// so intrusive links stay valid) and released chunks go on a Boost.Intrusive
-// free list: no allocation per list operation.
+// (2 MiB root chunks by default). Chunk records are created lazily (slot pages
+// that never move, so intrusive links stay valid) and released chunks go on a
+// Boost.Intrusive free list: no allocation per list operation. Which pages of a
+// chunk are resident is kept per VA block in the allocation (Allocation::gpu_resident).
 #pragma once
-
-#include <deque>
 
 #include <boost/intrusive/list.hpp>
 
+#include "sim/slot_array.h"
 #include "sim/types.h"
 
 namespace umsim::sim {
@@ -18,7 +18,6 @@ struct PhysicalChunk
   AllocSlot alloc = 0;
   std::uint64_t first_page = 0;  // first page (within alloc) the chunk backs
   std::uint32_t resident = 0;    // pages of the chunk with a copy on this GPU
-  PageMask resident_pages;       // which ones (bit i = first_page + i): eviction visits only these
   bool allocated = false;
   bool pinned = false;           // device allocations: never evicted
   bool busy = false;             // being filled by the current operation
@@ -43,13 +42,14 @@ class GpuMemory {
 
   PhysicalChunk& chunk(std::uint32_t slot) { return chunks_[slot]; }
   const PhysicalChunk& chunk(std::uint32_t slot) const { return chunks_[slot]; }
-  std::uint32_t slots_created() const { return static_cast<std::uint32_t>(chunks_.size()); }
+  std::uint32_t slots_created() const { return slots_created_; }
 
  private:
   std::uint32_t capacity_;
   std::uint32_t allocated_ = 0;
   std::uint32_t pinned_ = 0;
-  std::deque<PhysicalChunk> chunks_;
+  std::uint32_t slots_created_ = 0;
+  SlotArray<PhysicalChunk> chunks_;
   boost::intrusive::list<PhysicalChunk> free_;
 };
 

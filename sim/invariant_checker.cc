@@ -38,18 +38,21 @@ void Engine::check_allocation(AllocSlot slot, const Allocation& a) const {
   for (std::size_t g = 0; g < a.chunk_slot.size(); ++g) {
     resident.assign(a.chunk_slot[g].size(), 0);
     const ProcessorMask gbit = static_cast<ProcessorMask>(1u << (g + 1));
-    for (std::uint64_t p = 0; p < a.page_count; ++p)
+    for (std::uint64_t p = 0; p < a.page_count; ++p) {
+      if (a.gpu_resident[g][p / kPagesPerBlock].test(p % kPagesPerBlock) != ((a.pages[p].copies & gbit) != 0))
+        throw InvariantViolation(fmt::format("'{}' page {}: the gpu{} resident mask disagrees with its copies", a.name, p, g));
       if (a.pages[p].copies & gbit) {
         const std::uint64_t r = p >> chunk_shift_;
         if (a.chunk_slot[g][r] == kNoSlot)
           throw InvariantViolation(fmt::format("'{}' page {} has a copy on gpu{} but no chunk backs it", a.name, p, g));
         ++resident[r];
       }
+    }
     for (std::size_t r = 0; r < resident.size(); ++r) {
       const std::uint32_t s = a.chunk_slot[g][r];
       if (s == kNoSlot) continue;
       const PhysicalChunk& c = gpus_[g].memory.chunk(s);
-      if (!c.allocated || c.alloc != slot || c.resident != resident[r] || c.resident_pages.count() != resident[r])
+      if (!c.allocated || c.alloc != slot || c.resident != resident[r])
         throw InvariantViolation(fmt::format("'{}' chunk region {} on gpu{}: chunk {} records {} resident pages, pages say {}",
                                              a.name, r, g, s, c.resident, resident[r]));
     }

@@ -102,7 +102,7 @@ void Engine::drop_copy(Allocation& a, std::uint64_t page, Processor p) {
   const int g = p.gpu_index();
   const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(g)][page >> chunk_shift_];
   PhysicalChunk& c = gpus_[static_cast<std::size_t>(g)].memory.chunk(s);
-  c.resident_pages.reset(page - c.first_page);
+  a.gpu_resident[static_cast<std::size_t>(g)][page / kPagesPerBlock].reset(page % kPagesPerBlock);
   // An emptied chunk stays with its block ("unused" in the driver) until it is
   // evicted, which then costs no write-back.
   if (--c.resident == 0 && !c.pinned)
@@ -156,12 +156,15 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   Allocation& a = allocs_[c.alloc];
   const Processor g = Processor::gpu(gpu);
   const ProcessorMask gbit = processor_bit(g);
-  const std::uint64_t first = c.first_page;
+  const std::uint64_t block = c.first_page / kPagesPerBlock;
+  const std::uint64_t base = block * kPagesPerBlock;
+  PageMask& resident = a.gpu_resident[static_cast<std::size_t>(gpu)][block];
   // Sole copies are written back to the CPU, in contiguous runs; duplicates are dropped.
   Bytes run = 0;
   std::uint64_t run_end = 0;
-  for_each_page(c.resident_pages, [&](std::uint32_t i) {
-    const std::uint64_t p = first + i;
+  for_each_page_in(resident, static_cast<std::uint32_t>(c.first_page - base), pages_per_chunk_, [&](std::uint32_t i) {
+    resident.reset(i);
+    const std::uint64_t p = base + i;
     PageState& st = a.pages[p];
     const bool sole = st.copies == gbit;
     if (run && (!sole || p != run_end)) add_copy(evict_batches_, g, Processor::cpu(), run), run = 0;
@@ -246,7 +249,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       if (c.resident++ == 0 && !c.fresh)
         eviction_->on_chunk_residency_changed(ChunkInfo{dest.gpu_index(), chunk, slot, c.first_page}, true, t);
       c.fresh = false;
-      c.resident_pages.set(page - c.first_page);
+      a.gpu_resident[static_cast<std::size_t>(dest.gpu_index())][block].set(i);
     }
     return true;
   });

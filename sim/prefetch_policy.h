@@ -35,6 +35,9 @@ class PrefetchPolicy : public PolicyHooks {
   // ones. The engine ignores pages in `excluded`, in `faulted`, beyond
   // pages_in_block, or already resident on the destination.
   virtual void prefetch(const PrefetchRequest& request, PageMask& out) = 0;
+  // True for a policy that never adds a page (`none`): the engine then builds
+  // no requests at all. Read once at start-up.
+  virtual bool never_prefetches() const { return false; }
 };
 
 }  // namespace umsim::sim

@@ -1,5 +1,6 @@
 #include "sim/profile.h"
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -76,7 +77,8 @@ class TableReader {
     if (n.is_floating_point()) v = n.as_floating_point()->get();
     else if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
     else fail(n, fmt::format("'{}' must be a number", what));
-    if (!(v > 0) || !std::isfinite(v)) fail(n, fmt::format("'{}' must be positive and finite", what));
+    // inf (TOML's infinity) is a free transfer: the `ideal` profile's links take no time.
+    if (!(v > 0) || std::isnan(v)) fail(n, fmt::format("'{}' must be positive (or inf: no transfer cost)", what));
     return v;
   }
 
@@ -307,15 +309,20 @@ HardwareProfile load_profile_file(const std::string& path) {
 }
 
 namespace {
+// JSON has no infinity: a free transfer (inf GB/s) is written as the string "inf".
+nlohmann::ordered_json gbps_json(double gbps) {
+  return std::isinf(gbps) ? nlohmann::ordered_json("inf") : nlohmann::ordered_json(gbps);
+}
+
 nlohmann::ordered_json link_json(const LinkProfile& l) {
   nlohmann::ordered_json j;
   j["latency_ns"] = l.latency_ns;
   j["curve"] = to_string(l.curve.kind);
-  if (l.curve.kind != BandwidthCurve::Kind::kPoints) j["peak_gbps"] = l.curve.peak_gbps;
+  if (l.curve.kind != BandwidthCurve::Kind::kPoints) j["peak_gbps"] = gbps_json(l.curve.peak_gbps);
   if (l.curve.kind == BandwidthCurve::Kind::kAtan) j["atan_b_per_kib"] = l.curve.atan_b_per_kib;
   if (l.curve.kind == BandwidthCurve::Kind::kPoints) {
     j["points"] = nlohmann::ordered_json::array();
-    for (const auto& [s, g] : l.curve.points) j["points"].push_back({s, g});
+    for (const auto& [s, g] : l.curve.points) j["points"].push_back({s, gbps_json(g)});
   }
   return j;
 }
@@ -328,7 +335,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   j["gpu"] = {{"count", p.gpus},
               {"memory_bytes", p.gpu_memory},
               {"peer_access", p.peer_access},
-              {"access_gbps", p.gpu_access_gbps},
+              {"access_gbps", gbps_json(p.gpu_access_gbps)},
               {"access_lanes", p.gpu_access_lanes},
               {"access_unit_bytes", p.gpu_access_unit},
               {"access_cost_ns", p.gpu_access_ns},
@@ -341,7 +348,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"va_block_cost_ns", p.fault_va_block_ns},
                  {"page_cost_ns", p.fault_page_ns},
                  {"populate_va_block_cost_ns", p.populate_block_ns()},
-                 {"populate_gbps", p.populate_gbps},
+                 {"populate_gbps", gbps_json(p.populate_gbps)},
                  {"duplicate_va_block_cost_ns", p.duplicate_block_ns()},
                  {"migrated_page_cost_ns", p.fault_migrated_page_ns}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
@@ -352,8 +359,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
               {"page_read_cost_ns", p.cpu_read_access_ns()},
               {"word_access_cost_ns", p.cpu_word_write_ns.value_or(p.cpu_access_ns)},
               {"word_read_cost_ns", p.cpu_word_read_ns.value_or(p.cpu_read_access_ns())}};
-  j["remote"] = {{"gpu_to_host_gbps", p.remote_gpu_to_host_gbps},
-                 {"gpu_to_gpu_gbps", p.remote_gpu_to_peer_gbps},
+  j["remote"] = {{"gpu_to_host_gbps", gbps_json(p.remote_gpu_to_host_gbps)},
+                 {"gpu_to_gpu_gbps", gbps_json(p.remote_gpu_to_peer_gbps)},
                  {"access_unit_bytes", p.remote_access_unit},
                  {"access_cost_ns", p.remote_access_ns}};
   j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns},
@@ -361,7 +368,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                    {"duplicate_va_block_cost_ns", p.prefetch_duplicate_block_ns()},
                    {"call_cost_ns", p.prefetch_call_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
-  j["host"] = {{"pinned_copy_gbps", p.pinned_copy_gbps}, {"pageable_copy_gbps", p.pageable_copy_gbps}};
+  j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)}, {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)}};
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
     for (const auto& [k, v] : p.calibrated_on) m[k] = v;

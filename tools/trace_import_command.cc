@@ -11,6 +11,7 @@
 #include "tools/command.h"
 #include "tools/trace_subcommand.h"
 #include "traces/generators/trace_summary.h"
+#include "traces/importers/cache_trace_importer.h"
 #include "traces/importers/importer.h"
 #include "traces/trace_writer.h"
 #include "traces/units.h"
@@ -21,7 +22,27 @@ namespace {
 struct ImportCommandOptions {
   std::string format, input, output, gap = "1MiB", delimiter = ",", encoding = "auto";
   import::ImportOptions options;
+  bool size_aware = false;
 };
+
+// Cache-simulator request traces: every object a page (or its size in pages).
+int run_cache_import(ImportCommandOptions& o, trace::Encoding encoding) {
+  import::CacheTraceOptions c;
+  c.size_aware = o.size_aware;
+  c.gpu = o.options.gpu;
+  c.columns = o.options.columns;
+  c.delimiter = o.options.delimiter;
+  c.header = o.options.header;
+  // Atomic: on any error nothing appears under o.output.
+  auto writer = trace::create_trace_writer(o.output, encoding);
+  gen::SummaryWriter counting(writer.get());
+  const import::CacheTraceResult result = import::import_cache_trace(o.format, o.input, c, counting);
+  counting.finish();
+  const gen::TraceSummary summary = counting.summary();
+  std::cout << fmt::format("{} {} -> {}: {} requests, {} objects as {} pages of 4KiB; {}\n", o.format, o.input,
+                           o.output, result.requests, result.objects, result.pages, summary.to_string());
+  return 0;
+}
 
 int run_import(ImportCommandOptions& o) {
   const auto gap = trace::parse_bytes(o.gap);
@@ -33,6 +54,7 @@ int run_import(ImportCommandOptions& o) {
                                    : o.encoding == "text" ? trace::Encoding::kText
                                                           : trace::Encoding::kBinary;
   io::refuse_output_naming_input(o.output, {o.input, o.options.allocs_file});
+  if (import::is_cache_trace_format(o.format)) return run_cache_import(o, encoding);
   // Atomic: on any error nothing appears under o.output.
   auto writer = trace::create_trace_writer(o.output, encoding);
   gen::SummaryWriter counting(writer.get());
@@ -53,7 +75,9 @@ void setup(CLI::App& app) {
   CLI::App& trace = trace_parent_command(app);
   auto o = std::make_shared<ImportCommandOptions>();
   CLI::App* cmd = trace.add_subcommand("import", "import a recorded trace (nvbit, accelsim, csv) as a page-granular umsim trace");
-  cmd->add_option("format", o->format, "input format: nvbit (mem_trace output), accelsim (kernelslist.g or .traceg), csv")
+  cmd->add_option("format", o->format,
+                  "input format: nvbit (mem_trace output), accelsim (kernelslist.g or .traceg), csv; cache request "
+                  "traces (libCacheSim): oraclegeneral (binary), cachesim-csv, cachesim-txt")
       ->required()
       ->check(CLI::IsMember(import::import_formats()));
   cmd->add_option("input", o->input, "input file")->required();
@@ -64,9 +88,12 @@ void setup(CLI::App& app) {
   cmd->add_flag("--strict", o->options.strict, "accesses outside every allocation are errors (default: ignored, counted)");
   cmd->add_option("--gpu", o->options.gpu, "GPU index the recorded kernels ran on")->capture_default_str();
   cmd->add_option("--columns", o->options.columns,
-                  "csv: column mapping, e.g. time=0,op=1,addr=2,size=3,kernel=4,proc=5,stream=6 (op and addr required)");
+                  "csv: column mapping, e.g. time=0,op=1,addr=2,size=3,kernel=4,proc=5,stream=6 (op and addr required); "
+                  "cachesim-csv: obj=N[,size=N][,time=N] (obj required)");
   cmd->add_option("--delimiter", o->delimiter, "csv: field delimiter (one character, \\t for tab)")->capture_default_str();
-  cmd->add_flag("--header", o->options.header, "csv: skip the first line");
+  cmd->add_flag("--header", o->options.header, "csv, cachesim-csv: skip the first line");
+  cmd->add_flag("--size-aware", o->size_aware,
+                "cache traces: an object takes ceil(size / 4KiB) pages (default: one page per object)");
   cmd->add_option("--encoding", o->encoding, "output encoding: auto (by extension), text or binary")->capture_default_str()
       ->check(CLI::IsMember({"auto", "text", "binary"}));
   cmd->callback([o] { exit_status() = run_import(*o); });

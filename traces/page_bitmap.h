@@ -1,6 +1,8 @@
 // A set of page indices within one allocation: flat bit words, allocated in
-// 128 MiB blocks (32768 pages) on first touch so sparse use of a huge
-// allocation stays small. No hashing of page numbers.
+// 128 MiB blocks (32768 pages) on first touch, found through directories of
+// 1024 blocks (128 GiB) also made on first touch, so sparse use of a huge
+// allocation stays small (a page touched in each of 1000 64 TiB allocations
+// costs 1000 x 16 KiB, not 1000 x 4 MiB of block pointers). No hashing of page numbers.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +28,14 @@ class PageBitmap {
 
  private:
   static constexpr std::uint64_t kWordsPerBlock = kPagesPerBlock / 64;
+  static constexpr std::uint64_t kBlocksPerDirectory = 1024;
+  using Block = std::unique_ptr<std::uint64_t[]>;
   std::uint64_t* block(std::uint64_t index);
+  const std::uint64_t* find_block(std::uint64_t index) const;
 
   std::uint64_t pages_;
   std::uint64_t count_ = 0;
-  std::vector<std::unique_ptr<std::uint64_t[]>> blocks_;
+  std::vector<std::unique_ptr<Block[]>> directories_;  // grows to the highest directory touched
 };
 
 }  // namespace umsim::trace

@@ -44,8 +44,8 @@ class BeladyEviction final : public sim::EvictionPolicy {
     EvictionPolicy::attach(ctx);
     for (auto& s : sets_) s.clear();
     sets_ = std::vector<BeladySet>(ctx.gpus);
-    nodes_.assign(static_cast<std::size_t>(ctx.gpus) * ctx.chunks_per_gpu, BeladyNode{});
-    for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].slot = static_cast<std::uint32_t>(i % ctx.chunks_per_gpu);
+    nodes_.clear();
+    nodes_.resize(static_cast<std::size_t>(ctx.gpus));
   }
   void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override {
     auto& n = node(c.gpu, c.slot);
@@ -85,7 +85,9 @@ class BeladyEviction final : public sim::EvictionPolicy {
   std::uint64_t current_seq() const {
     return ctx_.access_seq ? std::max(*ctx_.access_seq, last_seq_) : last_seq_;
   }
-  BeladyNode& node(int gpu, std::uint32_t slot) { return nodes_[static_cast<std::size_t>(gpu) * ctx_.chunks_per_gpu + slot]; }
+  BeladyNode& node(int gpu, std::uint32_t slot) {
+    return nodes_[static_cast<std::size_t>(gpu)].at(slot, [](BeladyNode& n, std::uint32_t s) { n.slot = s; });
+  }
   void remove(int gpu, BeladyNode& n) {
     if (!n.linked) return;
     sets_[gpu].erase(sets_[gpu].iterator_to(n));
@@ -93,7 +95,7 @@ class BeladyEviction final : public sim::EvictionPolicy {
   }
   sim::Bytes granularity_;
   std::uint64_t last_seq_ = 0;
-  std::vector<BeladyNode> nodes_;
+  std::vector<sim::SlotArray<BeladyNode>> nodes_;  // per GPU, created as slots are used
   std::vector<BeladySet> sets_;
 };
 

@@ -1,5 +1,6 @@
 // Per-slot metadata shared by the list-based eviction policies (FIFO, LRU, CLOCK,
-// tree pre-eviction): a flat array of nodes indexed by (gpu, slot), each carrying
+// tree pre-eviction): nodes indexed by (gpu, slot), created when a slot is first
+// used (memory follows the chunks in use, not the GPU's capacity), each carrying
 // a Boost.Intrusive list hook, so list operations never allocate.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <boost/intrusive/list.hpp>
 
 #include "sim/eviction_policy.h"
+#include "sim/slot_array.h"
 
 namespace umsim::policies {
 
@@ -19,7 +21,7 @@ struct ChunkNode : bi::list_base_hook<bi::link_mode<bi::normal_link>> {
   sim::AllocSlot alloc = 0;
   std::uint64_t first_page = 0;
   std::uint64_t stamp = 0;  // policy-defined (allocation order, access count, ...)
-  std::uint8_t list = 0;    // which list holds the node; kNotListed if none
+  std::uint8_t list = 0xff;  // which list holds the node; kNotListed if none
   bool referenced = false;  // CLOCK reference bit
   bool queued = false;      // tree pre-eviction: scheduled for eviction
   static constexpr std::uint8_t kNotListed = 0xff;
@@ -27,22 +29,20 @@ struct ChunkNode : bi::list_base_hook<bi::link_mode<bi::normal_link>> {
 
 using ChunkList = bi::list<ChunkNode, bi::constant_time_size<true>>;
 
-// Flat node storage for every GPU's chunk slots plus `Lists` intrusive lists per GPU.
+// Node storage for every GPU's chunk slots plus `Lists` intrusive lists per GPU.
 template <int Lists>
 class ChunkSlots {
  public:
   void attach(const sim::EvictionContext& ctx) {
     for (auto& per_gpu : lists_)
       for (auto& l : per_gpu) l.clear();
-    chunks_per_gpu_ = ctx.chunks_per_gpu;
-    nodes_.assign(static_cast<std::size_t>(ctx.gpus) * ctx.chunks_per_gpu, ChunkNode{});
-    for (auto& n : nodes_) n.list = ChunkNode::kNotListed;
-    for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].slot = static_cast<std::uint32_t>(i % ctx.chunks_per_gpu);
+    nodes_.clear();
+    nodes_.resize(static_cast<std::size_t>(ctx.gpus));
     lists_.assign(ctx.gpus, {});
   }
 
   ChunkNode& node(int gpu, std::uint32_t slot) {
-    return nodes_[static_cast<std::size_t>(gpu) * chunks_per_gpu_ + slot];
+    return nodes_[static_cast<std::size_t>(gpu)].at(slot, [](ChunkNode& n, std::uint32_t s) { n.slot = s; });
   }
   ChunkList& list(int gpu, int which) { return lists_[gpu].l[which]; }
 
@@ -74,8 +74,7 @@ class ChunkSlots {
     auto begin() { return l; }
     auto end() { return l + Lists; }
   };
-  std::uint32_t chunks_per_gpu_ = 0;
-  std::vector<ChunkNode> nodes_;
+  std::vector<sim::SlotArray<ChunkNode>> nodes_;  // per GPU
   std::vector<PerGpu> lists_;
 };
 

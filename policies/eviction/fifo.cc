@@ -3,8 +3,10 @@
 // to the tail of the "used" list when its block becomes resident on the GPU; a
 // chunk whose block no longer has resident pages moves to the "unused" list,
 // which is evicted first. Free chunks are used before any eviction (the engine
-// only asks for a victim when none is free).
+// only asks for a victim when none is free). The chunk size is a parameter
+// (2 MiB as the driver; 4 KiB makes it a FIFO page cache).
 #include "policies/eviction/chunk_slots.h"
+#include "policies/eviction/granularity.h"
 #include "policies/policy_kinds.h"
 
 namespace umsim::policies {
@@ -12,7 +14,10 @@ namespace {
 
 class FifoEviction final : public sim::EvictionPolicy {
  public:
-  explicit FifoEviction(const Params& p) : unused_first_(p.get_bool("unused_first")) {}
+  explicit FifoEviction(const Params& p)
+      : granularity_(checked_granularity("fifo", p.get_bytes("granularity"))), unused_first_(p.get_bool("unused_first")) {}
+
+  sim::Bytes granularity() const override { return granularity_; }
 
   void attach(const sim::EvictionContext& ctx) override {
     EvictionPolicy::attach(ctx);
@@ -49,6 +54,7 @@ class FifoEviction final : public sim::EvictionPolicy {
  private:
   static constexpr int kUnused = 0;
   static constexpr int kUsed = 1;
+  sim::Bytes granularity_;
   bool unused_first_;
   ChunkSlots<2> slots_;
 };
@@ -59,6 +65,8 @@ UMSIM_REGISTER_POLICY(sim::EvictionPolicy, FifoEviction, "fifo",
                       "NVIDIA driver: evict 2 MiB root chunks in the order their blocks became resident "
                       "(chunks with no resident pages first)",
                       {{"unused_first", ParamType::kBool, "true",
-                        "evict chunks whose block has no resident pages before used ones, as the driver"}});
+                        "evict chunks whose block has no resident pages before used ones, as the driver"},
+                       {"granularity", ParamType::kBytes, "2MiB",
+                        "chunk size GPU memory is managed in: 4KiB, 64KiB or 2MiB (any power of two in between)"}});
 
 }  // namespace umsim::policies

@@ -1,4 +1,4 @@
-// Least frequently used chunk: the chunk with the fewest GPU accesses since it
+// Least frequently used chunk (at a configurable granularity): the chunk with the fewest GPU accesses since it
 // was allocated; ties go to the chunk allocated first. Counts live in the
 // per-slot nodes of an intrusive ordered set (no allocation per access).
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <boost/intrusive/set.hpp>
 
 #include "policies/eviction/chunk_slots.h"
+#include "policies/eviction/granularity.h"
 #include "policies/policy_kinds.h"
 
 namespace umsim::policies {
@@ -25,18 +26,19 @@ using LfuSet = bi::multiset<LfuNode>;
 
 class LfuEviction final : public sim::EvictionPolicy {
  public:
-  explicit LfuEviction(const Params&) {}
+  explicit LfuEviction(const Params& p) : granularity_(checked_granularity("lfu", p.get_bytes("granularity"))) {}
   ~LfuEviction() override {
     for (auto& s : sets_) s.clear();
   }
 
+  sim::Bytes granularity() const override { return granularity_; }
   bool wants_access_callbacks() const override { return true; }
   void attach(const sim::EvictionContext& ctx) override {
     EvictionPolicy::attach(ctx);
     for (auto& s : sets_) s.clear();
     sets_ = std::vector<LfuSet>(ctx.gpus);
-    nodes_.assign(static_cast<std::size_t>(ctx.gpus) * ctx.chunks_per_gpu, LfuNode{});
-    for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].slot = static_cast<std::uint32_t>(i % ctx.chunks_per_gpu);
+    nodes_.clear();
+    nodes_.resize(static_cast<std::size_t>(ctx.gpus));
   }
   void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override {
     auto& n = node(c);
@@ -61,13 +63,16 @@ class LfuEviction final : public sim::EvictionPolicy {
   }
 
  private:
-  LfuNode& node(const sim::ChunkInfo& c) { return nodes_[static_cast<std::size_t>(c.gpu) * ctx_.chunks_per_gpu + c.slot]; }
+  LfuNode& node(const sim::ChunkInfo& c) {
+    return nodes_[static_cast<std::size_t>(c.gpu)].at(c.slot, [](LfuNode& n, std::uint32_t s) { n.slot = s; });
+  }
   void remove(int gpu, LfuNode& n) {
     if (!n.linked) return;
     sets_[gpu].erase(sets_[gpu].iterator_to(n));
     n.linked = false;
   }
-  std::vector<LfuNode> nodes_;
+  sim::Bytes granularity_;
+  std::vector<sim::SlotArray<LfuNode>> nodes_;  // per GPU, created as slots are used
   std::vector<LfuSet> sets_;
   std::uint64_t next_order_ = 0;
 };
@@ -75,6 +80,7 @@ class LfuEviction final : public sim::EvictionPolicy {
 }  // namespace
 
 UMSIM_REGISTER_POLICY(sim::EvictionPolicy, LfuEviction, "lfu",
-                      "least frequently used 2 MiB chunk (GPU accesses since allocation; ties: oldest)", {});
+                      "least frequently used chunk (GPU accesses since allocation; ties: oldest)",
+                      {{"granularity", ParamType::kBytes, "2MiB", "chunk size, power of two from 4KiB to 2MiB"}});
 
 }  // namespace umsim::policies

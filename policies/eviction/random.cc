@@ -1,4 +1,5 @@
 // Uniformly random evictable chunk, from a seeded generator (runs are repeatable).
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -20,7 +21,7 @@ class RandomEviction final : public sim::EvictionPolicy {
   void attach(const sim::EvictionContext& ctx) override {
     EvictionPolicy::attach(ctx);
     allocated_.assign(ctx.gpus, {});
-    position_.assign(static_cast<std::size_t>(ctx.gpus) * ctx.chunks_per_gpu, kAbsent);
+    position_.assign(ctx.gpus, {});
   }
   void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override {
     auto& pos = position(c.gpu, c.slot);
@@ -53,12 +54,14 @@ class RandomEviction final : public sim::EvictionPolicy {
  private:
   static constexpr std::uint32_t kAbsent = 0xffffffffu;
   std::uint32_t& position(int gpu, std::uint32_t slot) {
-    return position_[static_cast<std::size_t>(gpu) * ctx_.chunks_per_gpu + slot];
+    auto& v = position_[static_cast<std::size_t>(gpu)];
+    if (v.size() <= slot) v.resize(std::max<std::size_t>(slot + 1, v.size() * 2), kAbsent);  // slots in use only
+    return v[slot];
   }
   sim::Bytes granularity_;
   std::mt19937_64 rng_;
   std::vector<std::vector<std::uint32_t>> allocated_;  // per GPU: allocated slots, dense
-  std::vector<std::uint32_t> position_;                // (gpu, slot) -> index in allocated_
+  std::vector<std::vector<std::uint32_t>> position_;   // [gpu][slot] -> index in allocated_
 };
 
 }  // namespace

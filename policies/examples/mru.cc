@@ -20,7 +20,7 @@ class MruEviction final : public sim::EvictionPolicy {
 
   void attach(const sim::EvictionContext& ctx) override {
     EvictionPolicy::attach(ctx);
-    last_use_.assign(static_cast<std::size_t>(ctx.gpus) * ctx.chunks_per_gpu, kFree);
+    last_use_.assign(ctx.gpus, {});
   }
   void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override { stamp(c.gpu, c.slot) = ++clock_; }
   void on_chunk_accessed(const sim::ChunkInfo& c, std::uint64_t, sim::Nanos) override {
@@ -32,8 +32,9 @@ class MruEviction final : public sim::EvictionPolicy {
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {
     std::uint32_t victim = sim::kNoVictim;
     std::uint64_t newest = 0;
-    for (std::uint32_t slot = 0; slot < ctx_.chunks_per_gpu; ++slot) {
-      const std::uint64_t s = stamp(gpu, slot);
+    const auto& stamps = last_use_[static_cast<std::size_t>(gpu)];
+    for (std::uint32_t slot = 0; slot < stamps.size(); ++slot) {
+      const std::uint64_t s = stamps[slot];
       if (s == kFree || s <= newest) continue;
       if (ctx_.evictable && !ctx_.evictable(gpu, slot)) continue;
       newest = s;
@@ -45,11 +46,13 @@ class MruEviction final : public sim::EvictionPolicy {
  private:
   static constexpr std::uint64_t kFree = 0;
   std::uint64_t& stamp(int gpu, std::uint32_t slot) {
-    return last_use_[static_cast<std::size_t>(gpu) * ctx_.chunks_per_gpu + slot];
+    auto& v = last_use_[static_cast<std::size_t>(gpu)];
+    if (v.size() <= slot) v.resize(slot + 1, kFree);  // slots in use only, not the GPU's capacity
+    return v[slot];
   }
   bool on_access_;
   std::uint64_t clock_ = 0;
-  std::vector<std::uint64_t> last_use_;  // (gpu, slot) -> last use stamp, kFree if unallocated
+  std::vector<std::vector<std::uint64_t>> last_use_;  // [gpu][slot] -> last use stamp, kFree if unallocated
 };
 
 }  // namespace

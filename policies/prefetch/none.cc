@@ -8,6 +8,7 @@ class NoPrefetch final : public sim::PrefetchPolicy {
  public:
   explicit NoPrefetch(const Params&) {}
   void prefetch(const sim::PrefetchRequest&, sim::PageMask&) override {}
+  bool never_prefetches() const override { return true; }
 };
 
 }  // namespace

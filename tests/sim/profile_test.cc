@@ -164,7 +164,7 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
   EXPECT_EQ(parse_profile(read_faults, "p.toml").cpu_read_fault_cost(), 5000u);
   EXPECT_EQ(to_json(parse_profile(read_faults, "p.toml"))["cpu"]["read_fault_cost_ns"], 5000u);
   EXPECT_EQ(error_of(replace(with_keys, "populate_gbps = 30", "populate_gbps = 0")),
-            "p.toml:32: 'faults.populate_gbps' must be positive and finite");
+            "p.toml:32: 'faults.populate_gbps' must be positive (or inf: no transfer cost)");
   EXPECT_EQ(error_of(replace(with_keys, "access_gbps = 1500", "access_gbps = \"fast\"")),
             "p.toml:7: 'gpu.access_gbps' must be a number");
   // access_lanes: 1 (address order) unless given; 1 .. 2^20.
@@ -203,7 +203,7 @@ TEST(Profile, WrongTypesAndValues) {
   EXPECT_EQ(error_of(replace(good_profile(), "memory = \"16GiB\"", "memory = \"16GB\"")).rfind("p.toml:5: 'gpu.memory': ", 0), 0u);
   EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"", "page_cost = \"200 parsecs\"")).rfind("p.toml:29: 'faults.page_cost': ", 0), 0u);
   EXPECT_EQ(error_of(replace(good_profile(), "peak_gbps = 25", "peak_gbps = -25")),
-            "p.toml:14: 'link.host_to_gpu.peak_gbps' must be positive and finite");
+            "p.toml:14: 'link.host_to_gpu.peak_gbps' must be positive (or inf: no transfer cost)");
   EXPECT_EQ(error_of(replace(good_profile(), "curve = \"flat\"", "curve = \"cubic\"")),
             "p.toml:13: 'link.host_to_gpu.curve' must be \"flat\", \"atan\" or \"points\", not \"cubic\"");
   EXPECT_EQ(error_of(replace(good_profile(), "[\"64KiB\", 10.0], ", "[\"1KiB\", 10.0], ")),

@@ -5,7 +5,9 @@
 namespace umsim::import {
 
 const std::vector<std::string>& import_formats() {
-  static const std::vector<std::string> formats = {"nvbit", "accelsim", "csv"};
+  // The last three are cache-simulator request traces (cache_trace_importer.h).
+  static const std::vector<std::string> formats = {"nvbit",         "accelsim",     "csv",
+                                                   "oraclegeneral", "cachesim-csv", "cachesim-txt"};
   return formats;
 }
 
