@@ -15,12 +15,12 @@
 #include "sim/engine.h"
 #include "sim/profile_lookup.h"
 #include "tools/build_info.h"
+#include "tools/gpu_memory_spec.h"
 #include "tools/replay_setup.h"
 #include "tools/resolved_policy_spec.h"
 #include "tools/sweep_plan.h"
 #include "tools/sweep_runner.h"
 #include "traces/trace_reader.h"
-#include "traces/trace_stats.h"
 
 namespace umsim::python {
 namespace py = pybind11;
@@ -31,9 +31,9 @@ py::object to_python(const nlohmann::ordered_json& j) {
   return py::module_::import("json").attr("loads")(j.dump());
 }
 
-std::uint64_t footprint_of(const std::string& trace) {
+cli::TraceFootprint footprint_of(const std::string& trace) {
   auto reader = trace::open_trace(trace);
-  return trace::collect_stats(*reader).peak_live_managed_bytes;
+  return cli::trace_footprint(*reader);
 }
 
 std::string python_name(const py::object& policy) {
@@ -51,7 +51,7 @@ py::object replay(const std::string& trace, const std::string& vendor, const py:
                            python_evict || evict.is_none() ? "" : evict.cast<std::string>(), migrate, thrashing};
   sim::EngineOptions options;
   options.profile = sim::load_profile(profile_name.empty() ? std::string(sim::kDefaultProfile) : profile_name);
-  options.gpu_memory = cli::resolve_gpu_memory(gpu_mem, gpu_mem.ends_with('%') ? footprint_of(trace) : 0);
+  options.gpu_memory = cli::resolve_gpu_memory(gpu_mem, cli::is_oversubscription(gpu_mem) ? footprint_of(trace).gpu_bytes : 0);
   options.trace_name = trace;
   options.reopen = [trace] { return trace::open_trace(trace); };
   sim::EnginePolicies policies = cli::make_policies(choice, &options.vendor);
@@ -102,7 +102,7 @@ py::list sweep(const std::vector<std::string>& traces, const std::vector<std::st
   info["experiment"] = cli::experiment_json(axes);
   info["umsim"] = {{"version", cli::kUmsimVersion}, {"commit", cli::umsim_git_commit()}};
   std::map<std::string, sim::HardwareProfile> loaded;
-  std::map<std::string, std::uint64_t> footprint;
+  std::map<std::string, cli::TraceFootprint> footprint;
   for (const auto& p : axes.profiles)
     loaded.emplace(p, sim::load_profile(p.empty() ? std::string(sim::kDefaultProfile) : p));
   for (const auto& t : axes.traces) footprint[t] = footprint_of(t);

@@ -47,6 +47,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   decide_callbacks_ = migration_ && !migration_->keeps_driver_default();
   thrashing_ = policies_.thrashing.get();
   eviction_access_callbacks_ = eviction_->wants_access_callbacks();
+  prefetch_beyond_budget_ = prefetch_ ? std::min(prefetch_->beyond_block_budget(), kMaxPrefetchBlocksBeyond) : 0;
   remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();
 
   gpu_memory_ = options_.gpu_memory ? options_.gpu_memory : profile_.gpu_memory;
@@ -310,7 +311,7 @@ void Engine::on_alloc(const Event& e) {
       Nanos t = host_now_;
       for (std::uint64_t r = 0; r < regions; ++r) {
         while (!mem.has_free()) {
-          const std::uint32_t victim = eviction_->choose_victim(g, t);
+          const std::uint32_t victim = eviction_->choose_victim_for(IncomingChunk{g, slot, r * pages_per_chunk_}, t);
           if (victim == kNoVictim) throw SimulationError("no evictable chunk for a device allocation");
           evict_chunk(g, victim, t);
         }

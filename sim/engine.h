@@ -187,7 +187,7 @@ class Engine {
   void gpu_access_general(const trace::Event& e);
   void gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
   void remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
-  void chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page);
+  void chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page, AccessType type);
 
   // fault_service.cc: batches, VA-block servicing, decisions
   void service_fault_batch();
@@ -197,8 +197,11 @@ class Engine {
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
   MigrationDecision decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
                            trace::AccessType type, const BlockState& bs, Nanos now);
+  // `used` (optional) receives the request given to the policy.
   void add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor dest, const PageMask& faulted,
-                           PageMask& migrate, PageMask& duplicate, Nanos now);
+                           PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used = nullptr);
+  // prefetch_beyond.cc: the prefetch policy's pages of other blocks (PrefetchPolicy::prefetch_beyond).
+  void prefetch_beyond(const PrefetchRequest& request, Nanos& now);
   void notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
                         Processor to, MigrationCause cause, Processor requester, Nanos& now);
   bool accessible(Processor requester, Processor location) const;
@@ -225,7 +228,8 @@ class Engine {
   ProcessorMask mappings_for_advised(const Allocation& a, const PageState& st) const;
   std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now);
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
-  void release_chunk(int gpu, std::uint32_t slot);
+  // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
+  void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);
   void clear_busy_chunks();
 
   // hints.cc: prefetch and advice
@@ -271,6 +275,9 @@ class Engine {
   bool eviction_access_callbacks_ = false;
   bool remote_access_callbacks_ = false;
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default
+  std::uint32_t prefetch_beyond_budget_ = 0;  // blocks per serviced block (0: not asked)
+  PrefetchRequest beyond_request_;            // scratch of service_block when the budget is non-zero
+  std::vector<BlockPages> beyond_blocks_;     // scratch of prefetch_beyond
   std::unique_ptr<FutureOracle> oracle_;
   std::unique_ptr<EventSeries> series_;
 

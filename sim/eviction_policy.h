@@ -4,17 +4,25 @@
 //
 // Call timing:
 //   on_chunk_allocated: a chunk slot was given to (alloc, first_page) on a GPU.
-//   on_chunk_accessed:  a GPU access hit a resident page of the chunk (only if
-//                       wants_access_callbacks(); resolved once at start-up).
-//   choose_victim:      the GPU needs a free chunk and has none; return an
-//                       allocated slot for which ctx.evictable(gpu, slot) holds.
+//   on_access:          a GPU access hit a resident page of the chunk (only if
+//                       wants_access_callbacks(); resolved once at start-up), with
+//                       the page, read/write/atomic, kernel and stream. The default
+//                       calls on_chunk_accessed, the short form.
+//   choose_victim_for:  the GPU needs a free chunk for `incoming` and has none;
+//                       return an allocated slot for which ctx.evictable(gpu, slot)
+//                       holds. The default calls choose_victim(gpu, now), for
+//                       policies that need not know what comes in.
 //   on_chunk_residency_changed: optional; the chunk's resident page count fell to
 //                       zero (has_resident_pages = false) or rose from zero. The
 //                       driver keeps such "unused" root chunks on a list evicted first.
-//   on_chunk_freed:     the slot was released (after eviction, or on free).
+//   on_chunk_evicted:   the slot was released because the policy chose it as a
+//                       victim (its data was written back). Default: on_chunk_freed.
+//   on_chunk_freed:     the slot was released because its allocation was freed
+//                       (and, unless on_chunk_evicted is overridden, after eviction).
 #pragma once
 
 #include <functional>
+#include <string_view>
 
 #include "sim/policy_hooks.h"
 
@@ -28,6 +36,26 @@ struct ChunkInfo {
   std::uint32_t slot = 0;        // physical chunk index on the GPU
   AllocSlot alloc = 0;           // owner allocation
   std::uint64_t first_page = 0;  // first 4 KiB page (within the allocation) the chunk backs
+};
+
+// One GPU access that hit a resident page (on_access).
+struct ChunkAccess {
+  ChunkInfo chunk;
+  std::uint32_t page_in_chunk = 0;         // the page is chunk.first_page + page_in_chunk of the allocation
+  AccessType access = AccessType::kRead;   // read, write or atomic
+  std::uint64_t kernel = 0;                // launch index of the accessing kernel (0: the trace's first)
+  std::string_view kernel_name;            // as recorded in the trace (valid during the call)
+  std::uint32_t stream = 0;                // the kernel's stream
+  std::uint64_t access_seq = 0;            // the engine's access sequence number (see FutureOracle)
+  Nanos now = 0;
+};
+
+// The chunk a victim is evicted for (choose_victim_for): managed data about to
+// migrate to `gpu`, or a device allocation taking its memory.
+struct IncomingChunk {
+  int gpu = 0;
+  AllocSlot alloc = 0;
+  std::uint64_t first_page = 0;
 };
 
 // Offline knowledge for oracle policies (Belady MIN): built by the engine in a
@@ -65,10 +93,15 @@ class EvictionPolicy : public PolicyHooks {
   virtual void on_chunk_allocated(const ChunkInfo& chunk, Nanos now) = 0;
   virtual void on_chunk_accessed(const ChunkInfo& /*chunk*/, std::uint64_t /*access_seq*/,
                                  Nanos /*now*/) {}
+  virtual void on_access(const ChunkAccess& a) { on_chunk_accessed(a.chunk, a.access_seq, a.now); }
   virtual void on_chunk_residency_changed(const ChunkInfo& /*chunk*/, bool /*has_resident_pages*/,
                                           Nanos /*now*/) {}
+  virtual void on_chunk_evicted(const ChunkInfo& chunk, Nanos /*now*/) { on_chunk_freed(chunk); }
   virtual void on_chunk_freed(const ChunkInfo& chunk) = 0;
   virtual std::uint32_t choose_victim(int gpu, Nanos now) = 0;
+  virtual std::uint32_t choose_victim_for(const IncomingChunk& incoming, Nanos now) {
+    return choose_victim(incoming.gpu, now);
+  }
 
  protected:
   EvictionContext ctx_;

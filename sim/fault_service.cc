@@ -135,7 +135,7 @@ MigrationDecision Engine::decide(AllocSlot slot, std::uint64_t page, const PageS
 }
 
 void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor dest, const PageMask& faulted,
-                                 PageMask& migrate, PageMask& duplicate, Nanos now) {
+                                 PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used) {
   Allocation& a = allocs_[slot];
   const BlockState& bs = a.blocks[block];
   const std::uint64_t base = block * kPagesPerBlock;
@@ -175,6 +175,7 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   req.fault_migrations_to_destination = bs.fault_migrations;
   req.now = now;
   PageMask out;
+  if (used) *used = req;
   prefetch_->prefetch(req, out);
   if (out.none()) return;  // the common case on a fault-heavy replay
   out &= ~req.excluded & ~faulted & ~req.resident_on_destination & first_pages(req.pages_in_block);
@@ -323,7 +324,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     else bs.fault_migrations = moved, bs.last_destination = requester.code;
     if (prefetch_ && elsewhere_used == 0) {
       const PageMask before = migrate | duplicate;
-      add_policy_prefetch(slot, block, requester, faulted_moving, migrate, duplicate, now);
+      add_policy_prefetch(slot, block, requester, faulted_moving, migrate, duplicate, now,
+                          prefetch_beyond_budget_ ? &beyond_request_ : nullptr);
       policy_pages = (migrate | duplicate) & ~before;
     }
   }
@@ -371,6 +373,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   notify_thrashing(slot, block, faulted_moving, from, requester, MigrationCause::kFault, requester, now);
   if (any_policy_pages)
     notify_thrashing(slot, block, policy_pages, from, requester, MigrationCause::kPrefetchPolicy, requester, now);
+  if (prefetch_beyond_budget_ && moving && elsewhere_used == 0) prefetch_beyond(beyond_request_, now);
 }
 
 }  // namespace umsim::sim

@@ -32,7 +32,7 @@ void Engine::gpu_access(const Event& e) {
         st.flags |= write ? kDirty : 0;
         const Nanos ready = a.blocks[page / kPagesPerBlock].ready_at;
         if (ready > kernel_.now) kernel_.now = ready;
-        if (eviction_access_callbacks_) chunk_accessed(slot, a, page);
+        if (eviction_access_callbacks_) chunk_accessed(slot, a, page, e.access());
         update_plain_hits();
         return;
       }
@@ -68,7 +68,7 @@ void Engine::gpu_access_general(const Event& e) {
   auto hit_extra = [&](std::uint64_t p) {
     const Nanos ready = a.blocks[p / kPagesPerBlock].ready_at;
     if (ready > kernel_.now) kernel_.now = ready;  // wait for in-flight data
-    if (eviction_access_callbacks_) chunk_accessed(slot, a, p);
+    if (eviction_access_callbacks_) chunk_accessed(slot, a, p, type);
   };
   auto visit = [&](std::uint64_t p) {
     ++access_seq_;
@@ -170,12 +170,15 @@ void Engine::remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, Ac
   }
 }
 
-void Engine::chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page) {
+void Engine::chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page, AccessType type) {
   if (!a.managed()) return;
   const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(kernel_.gpu)][page >> chunk_shift_];
   if (s == kNoSlot) return;
-  const ChunkInfo info{kernel_.gpu, s, slot, (page >> chunk_shift_) << chunk_shift_};
-  eviction_->on_chunk_accessed(info, access_seq_, kernel_.now);
+  const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;
+  // Kernels replay one at a time: the finished ones are numbered 0..n-1, so this is launch n.
+  eviction_->on_access(ChunkAccess{ChunkInfo{kernel_.gpu, s, slot, first}, static_cast<std::uint32_t>(page - first),
+                                   type, result_.kernels.size(), kernel_.name, kernel_.stream, access_seq_,
+                                   kernel_.now});
 }
 
 }  // namespace umsim::sim

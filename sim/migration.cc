@@ -86,10 +86,14 @@ Nanos Engine::issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* 
   return done;
 }
 
-void Engine::release_chunk(int gpu, std::uint32_t s) {
+void Engine::release_chunk(int gpu, std::uint32_t s, bool evicted, Nanos now) {
   GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   PhysicalChunk& c = mem.chunk(s);
-  if (!c.pinned) eviction_->on_chunk_freed(ChunkInfo{gpu, s, c.alloc, c.first_page});
+  if (!c.pinned) {
+    const ChunkInfo info{gpu, s, c.alloc, c.first_page};
+    if (evicted) eviction_->on_chunk_evicted(info, now);
+    else eviction_->on_chunk_freed(info);
+  }
   Allocation& a = allocs_[c.alloc];
   if (!a.chunk_slot.empty()) a.chunk_slot[static_cast<std::size_t>(gpu)][c.first_page >> chunk_shift_] = kNoSlot;
   mem.release(s);
@@ -131,7 +135,8 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
           "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
           "so nothing can be evicted to place managed data (raise --gpu-mem)",
           gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
-    const std::uint32_t victim = eviction_->choose_victim(gpu, now);
+    const std::uint32_t victim =
+        eviction_->choose_victim_for(IncomingChunk{gpu, slot, (page >> chunk_shift_) << chunk_shift_}, now);
     if (victim == kNoVictim || victim >= mem.slots_created() || !mem.chunk(victim).allocated ||
         mem.chunk(victim).pinned || mem.chunk(victim).busy)
       throw SimulationError(fmt::format(
@@ -183,7 +188,7 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
     cnt.bytes_evicted += written;
   }
   c.resident = 0;
-  release_chunk(gpu, victim);
+  release_chunk(gpu, victim, /*evicted=*/true, now);
 }
 
 Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest, bool duplicate,

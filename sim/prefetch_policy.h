@@ -2,7 +2,22 @@
 // batch, after the batch's faults in that block have been coalesced and the
 // destination chosen, before any page moves. The pages returned move together
 // with the faulted ones (counted as prefetched bytes).
+//
+// Beyond the faulting block (optional): a policy whose beyond_block_budget() is
+// non-zero (resolved once at start-up) is also asked, after a GPU fault
+// batch's pages of a block have moved, for pages of other VA blocks of the same
+// allocation (e.g. the next N blocks). The engine migrates them to the same
+// destination in the same service, as prefetches, and charges their time to
+// the faulting kernel. The budget bounds the work per serviced block: at most
+// min(beyond_block_budget(), kMaxPrefetchBlocksBeyond) proposals are used (in
+// the order given; later ones, blocks outside the allocation and the faulting
+// block itself are ignored). Within a proposed block the engine skips pages
+// already on the destination, waiting in the fault buffer, under a memory hint
+// (ReadMostly, PreferredLocation, AccessedBy: the hints decide their placement),
+// pinned elsewhere by the thrashing policy, or reported as thrashing.
 #pragma once
+
+#include <vector>
 
 #include "sim/policy_hooks.h"
 
@@ -29,6 +44,15 @@ struct PrefetchRequest {
   Nanos now = 0;
 };
 
+// Pages of one VA block of the request's allocation (prefetch_beyond).
+struct BlockPages {
+  std::uint64_t block = 0;
+  PageMask pages;
+};
+
+// The most blocks one serviced block's prefetch_beyond can move (64 MiB).
+inline constexpr std::uint32_t kMaxPrefetchBlocksBeyond = 32;
+
 class PrefetchPolicy : public PolicyHooks {
  public:
   // Adds to `out` (initially empty) the extra pages to migrate with the faulted
@@ -38,6 +62,13 @@ class PrefetchPolicy : public PolicyHooks {
   // True for a policy that never adds a page (`none`): the engine then builds
   // no requests at all. Read once at start-up.
   virtual bool never_prefetches() const { return false; }
+
+  // Blocks beyond the faulting one this policy may propose per serviced block (0: never asked).
+  virtual std::uint32_t beyond_block_budget() const { return 0; }
+  // Appends to `out` (initially empty) pages of other blocks of request.alloc to
+  // migrate to request.destination. `request` is the faulting block's, as given
+  // to prefetch() (its masks describe that block only).
+  virtual void prefetch_beyond(const PrefetchRequest& /*request*/, std::vector<BlockPages>& /*out*/) {}
 };
 
 }  // namespace umsim::sim

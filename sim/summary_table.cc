@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "traces/demangle.h"
+
 namespace umsim::sim {
 
 std::string format_time_ns(std::uint64_t ns) {
@@ -40,7 +42,8 @@ std::string summary_table(const Result& r, std::size_t max_kernels) {
     for (const auto& p : r.phases) out += row("phase " + p.name, p.counters);
   const std::size_t shown = std::min(max_kernels, r.kernels.size());
   for (std::size_t i = 0; i < shown; ++i)
-    out += row(fmt::format("{} (gpu{})", r.kernels[i].name, r.kernels[i].gpu), r.kernels[i].counters);
+    out += row(fmt::format("{} (gpu{})", trace::demangled_name(r.kernels[i].name), r.kernels[i].gpu),
+               r.kernels[i].counters);
   if (shown < r.kernels.size())
     out += fmt::format("... {} more kernels (see --json / --events)\n", r.kernels.size() - shown);
   if (r.total.thrashing_events || r.total.throttles)

@@ -13,6 +13,7 @@
 #include "io/same_file.h"
 #include "sim/result.h"
 #include "tools/command.h"
+#include "tools/output_file.h"
 
 namespace umsim::cli {
 namespace {
@@ -53,7 +54,7 @@ void run(const Options& o) {
     const auto body = hip::to_json(c);
     j["rows"] = body["rows"];
     j["skipped_metrics"] = body["skipped_metrics"];
-    io::write_file_atomically(o.json, j.dump(2) + "\n");
+    write_output(o.json, j.dump(2) + "\n", {o.sim, o.hw});
   }
 }
 
@@ -63,7 +64,7 @@ void setup(CLI::App& app) {
       "compare", "Compare a simulator result with a hardware result of the same trace (per kernel, phase, total)");
   cmd->add_option("sim", o->sim, "result of `umsim replay --json` (the prediction)")->required();
   cmd->add_option("hw", o->hw, "result of `umsim-hip replay --json` (the measurement)")->required();
-  cmd->add_option("--json", o->json, "also write the comparison as JSON to this file");
+  cmd->add_option("--json", o->json, "also write the comparison as JSON to this file ('-': standard output)");
   cmd->add_option("--metrics", o->metrics, "only these counters (comma-separated), e.g. time_ns,bytes_h2d")
       ->delimiter(',');
   cmd->callback([o] { run(*o); });

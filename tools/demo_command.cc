@@ -15,7 +15,8 @@
 #include "sim/summary_table.h"
 #include "tools/command.h"
 #include "tools/replay_setup.h"
-#include "tools/sweep_plan.h"
+#include "tools/gpu_memory_spec.h"
+#include "tools/output_file.h"
 #include "traces/generators/generator_registry.h"
 #include "traces/memory_trace_reader.h"
 #include "traces/trace_builder.h"
@@ -42,7 +43,7 @@ struct Scenario {
 struct Options {
   std::string profile = sim::kDefaultProfile;
   std::string size = "1GiB";
-  bool json = false;
+  std::string json;  // path; "-": standard output instead of the tables
 };
 
 // A kernel sweep as a GPU performs it: many thread blocks, each streaming its
@@ -124,7 +125,7 @@ struct TrainingCase {
   std::string oversubscription;  // "" = fits; "125%" = footprint is 125% of GPU memory
 };
 
-void training_section(const sim::HardwareProfile& profile, bool json, nlohmann::ordered_json& all) {
+void training_section(const sim::HardwareProfile& profile, bool text, nlohmann::ordered_json& all) {
   PolicyChoice lru;
   lru.evict = "lru";
   const std::vector<TrainingCase> cases = {
@@ -137,7 +138,7 @@ void training_section(const sim::HardwareProfile& profile, bool json, nlohmann::
       {"150% oversubscribed, driver FIFO eviction", "none", {}, "150%"},
       {"150% oversubscribed, LRU eviction", "none", lru, "150%"},
   };
-  if (!json) {
+  if (text) {
     std::cout << fmt::format(
         "\nThe seed articles' training loop (`umsim trace gen training -p {}`): CPU preprocessing,\n"
         "forward, backward and optimizer kernels on gpu0; 3 iterations, 100 us of compute per kernel.\n\n",
@@ -151,17 +152,15 @@ void training_section(const sim::HardwareProfile& profile, bool json, nlohmann::
     auto reader = trace::open_trace_from_memory(data, "training hints=" + c.hints);
     const Bytes gpu_memory = resolve_gpu_memory(c.oversubscription, kTrainingFootprint);
     const Result r = replay(profile, c.policy, gpu_memory, c.name, *reader);
-    if (json) {
-      all.push_back({{"scenario", "training: " + c.name}, {"result", to_json(r)}});
-      continue;
-    }
+    all.push_back({{"scenario", "training: " + c.name}, {"result", to_json(r)}});
+    if (!text) continue;
     const Counters& t = r.total;
     std::cout << fmt::format("{:<46} {:>11} {:>11} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9}\n", c.name,
                              sim::format_time_ns(kernel_time(r)), sim::format_time_ns(t.time_ns), t.gpu_faults,
                              t.fault_batches, sim::format_size(t.bytes_h2d), sim::format_size(t.bytes_d2h),
                              t.evictions, t.remote_accesses);
   }
-  if (!json)
+  if (text)
     std::cout << "    ReadMostly weights cost more than they save here: the optimizer rewrites the weights every\n"
                  "    step, which collapses the read-only copies. Under oversubscription the driver's FIFO order\n"
                  "    (by allocation, not by use) and LRU differ; sweep it with `umsim sweep`.\n";
@@ -173,7 +172,8 @@ void run(const Options& o) {
     throw std::runtime_error("--size: expected a multiple of 64MiB, e.g. 1GiB");
   const sim::HardwareProfile profile = sim::load_profile(o.profile);
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  if (!o.json) {
+  const bool text = o.json != "-";
+  if (text) {
     std::cout << fmt::format(
         "umsim demo: a {} buffer written by the CPU, then read by two kernels (1 ms of compute each) on gpu0,\n"
         "replayed on profile {} ({}). Kernel time includes fault stalls.\n\n",
@@ -186,10 +186,8 @@ void run(const Options& o) {
     const Result r = replay(profile, sc.policy, sc.gpu_memory, sc.name, reader);
     const std::uint64_t kernel_ns = kernel_time(r);
     const double gbps = kernel_ns ? 2.0 * static_cast<double>(size.value) / static_cast<double>(kernel_ns) : 0;
-    if (o.json) {
-      all.push_back({{"scenario", sc.name}, {"result", to_json(r)}});
-      continue;
-    }
+    all.push_back({{"scenario", sc.name}, {"result", to_json(r)}});
+    if (!text) continue;
     const Counters& t = r.total;
     std::cout << fmt::format("{:<46} {:>11} {:>11} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9} {:>10.1f}\n", sc.name,
                              sim::format_time_ns(kernel_ns), sim::format_time_ns(t.time_ns), t.gpu_faults,
@@ -197,11 +195,9 @@ void run(const Options& o) {
                              t.evictions, t.remote_accesses, gbps);
     std::cout << fmt::format("    {}\n", sc.explanation);
   }
-  training_section(profile, o.json, all);
-  if (o.json) {
-    std::cout << all.dump(2) << "\n";
-    return;
-  }
+  training_section(profile, text, all);
+  if (!o.json.empty()) write_output(o.json, all.dump(2) + "\n");
+  if (!text) return;
   std::cout << "\nReplay your own traces with `umsim replay TRACE --json out.json`; compare policies with\n"
                "--prefetch / --evict / --migrate / --thrashing (see `umsim policies`), memory sizes with --gpu-mem,\n"
                "and hardware with --profile (see `umsim profiles`); generate workloads with `umsim trace gen`.\n";
@@ -212,7 +208,7 @@ void setup(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("demo", "Compare demand paging, prefetch hints, oversubscription and zero-copy");
   cmd->add_option("--profile", o->profile, "hardware profile name or .toml file")->capture_default_str();
   cmd->add_option("--size", o->size, "buffer size")->capture_default_str();
-  cmd->add_flag("--json", o->json, "print every scenario's full result as JSON");
+  cmd->add_option("--json", o->json, "write every scenario's full result as JSON to this file ('-': standard output)");
   cmd->callback([o] { run(*o); });
 }
 

@@ -16,6 +16,8 @@
 #include "sim/progress_meter.h"
 #include "sim/summary_table.h"
 #include "tools/command.h"
+#include "tools/gpu_memory_spec.h"
+#include "tools/output_file.h"
 #include "tools/replay_setup.h"
 #include "traces/trace_reader.h"
 #include "traces/units.h"
@@ -50,10 +52,10 @@ void run(const Options& o) {
   options.profile = sim::load_profile(o.profile);
   if (o.gpus) options.profile.gpus = o.gpus;  // range checked by CLI11
   if (!o.gpu_mem.empty()) {
-    const auto parsed = trace::parse_bytes(o.gpu_mem);
-    if (!parsed.ok()) throw std::runtime_error("--gpu-mem: " + parsed.error);
-    if (parsed.value < (2u << 20)) throw std::runtime_error("--gpu-mem: must be at least 2MiB, got " + o.gpu_mem);
-    options.gpu_memory = parsed.value;
+    // A percentage needs the trace's footprint: one extra pass over allocations and frees.
+    const std::uint64_t footprint =
+        is_oversubscription(o.gpu_mem) ? trace_footprint(*trace::open_trace(o.trace)).gpu_bytes : 0;
+    options.gpu_memory = resolve_gpu_memory(o.gpu_mem, footprint);
   }
   sim::EnginePolicies policies = make_policies(o.policy, &options.vendor);
   options.check_invariants = o.check_invariants;
@@ -88,9 +90,10 @@ void run(const Options& o) {
   const Result result = engine.run(*reader);
   if (progress) progress->finish();
 
-  if (!o.json.empty()) io::write_file_atomically(o.json, to_json(result).dump(2) + "\n");
+  if (!o.json.empty()) write_output(o.json, to_json(result).dump(2) + "
+", {o.trace});
   if (events) events->commit();
-  if (!o.quiet) {
+  if (!o.quiet && o.json != "-") {
     const auto& cfg = result.config;
     std::cout << fmt::format("{}: profile {}, vendor {}, GPU memory {}, prefetch {}, evict {}, migrate {}, thrashing {}\n",
                              o.trace, cfg["profile"]["name"].get<std::string>(), cfg["vendor"]["name"].get<std::string>(),
@@ -109,7 +112,7 @@ void setup(CLI::App& app) {
   cmd->add_option("trace", o->trace, "trace file (.umt text or .umtb binary)")->required();
   cmd->add_option("--profile", o->profile, "hardware profile name or .toml file (see `umsim profiles`)")
       ->capture_default_str();
-  cmd->add_option("--gpu-mem", o->gpu_mem, "GPU memory per GPU, overriding the profile (e.g. 16GiB)");
+  cmd->add_option("--gpu-mem", o->gpu_mem, "GPU memory per GPU, overriding the profile: a size (16GiB) or an oversubscription of the trace's footprint (150%)");
   cmd->add_option("--gpus", o->gpus, "number of GPUs, overriding the profile")->check(CLI::Range(1, 15));
   cmd->add_option("--vendor", o->policy.vendor, "driver semantics and default policies: nvidia, amd-xnack-on, amd-xnack-off")
       ->capture_default_str();
@@ -117,7 +120,7 @@ void setup(CLI::App& app) {
   cmd->add_option("--evict", o->policy.evict, "eviction policy spec, e.g. lru");
   cmd->add_option("--migrate", o->policy.migrate, "migration policy spec");
   cmd->add_option("--thrashing", o->policy.thrashing, "thrashing policy spec");
-  cmd->add_option("--json", o->json, "write the result (counters, per kernel / phase, resolved configuration) as JSON");
+  cmd->add_option("--json", o->json, "write the result (counters, per kernel / phase, resolved configuration) as JSON to this file ('-': standard output)");
   cmd->add_option("--events", o->events, "write a CSV series: one row per kernel and per phase");
   cmd->add_flag("--check-invariants", o->check_invariants, "check the model's invariants after every event (slow)");
   cmd->add_flag("--quiet,-q", o->quiet, "print nothing on success");

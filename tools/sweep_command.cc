@@ -32,13 +32,13 @@
 #include "tools/command.h"
 #include "tools/experiment_file.h"
 #include "tools/line_journal.h"
+#include "tools/gpu_memory_spec.h"
 #include "tools/replay_setup.h"
 #include "tools/resolved_policy_spec.h"
 #include "tools/sweep_plan.h"
 #include "tools/sweep_results.h"
 #include "tools/sweep_runner.h"
 #include "traces/trace_reader.h"
-#include "traces/trace_stats.h"
 
 namespace umsim::cli {
 namespace {
@@ -133,10 +133,10 @@ void run(const Options& o) {
     profiles.emplace(name, sim::load_profile(name.empty() ? std::string(sim::kDefaultProfile) : name));
   // One streaming statistics pass per trace gives the footprint for "P%" sizes
   // (and rejects a malformed trace before any thread starts).
-  std::map<std::string, std::uint64_t> footprint;
+  std::map<std::string, TraceFootprint> footprint;
   for (const auto& t : axes.traces) {
     auto reader = trace::open_trace(t);
-    footprint[t] = trace::collect_stats(*reader).peak_live_managed_bytes;
+    footprint[t] = trace_footprint(*reader);
   }
 
   std::map<std::size_t, std::string> finished;

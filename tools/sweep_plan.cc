@@ -64,23 +64,4 @@ Shard parse_shard(const std::string& text) {
   return {static_cast<std::size_t>(k.value), static_cast<std::size_t>(n.value)};
 }
 
-std::uint64_t resolve_gpu_memory(const std::string& spec, std::uint64_t footprint) {
-  constexpr std::uint64_t kChunk = 2ull << 20;
-  if (spec.empty()) return 0;
-  if (spec.back() == '%') {
-    const auto pct = trace::parse_unsigned(spec.substr(0, spec.size() - 1));
-    if (!pct.ok() || pct.value == 0)
-      throw std::runtime_error("--gpu-mem: expected a positive percentage like 150%, got '" + spec + "'");
-    if (footprint == 0)
-      throw std::runtime_error("--gpu-mem " + spec + ": the trace allocates no managed memory to oversubscribe");
-    const auto exact = static_cast<unsigned __int128>(footprint) * 100 / pct.value;
-    const std::uint64_t bytes = static_cast<std::uint64_t>(exact) / kChunk * kChunk;
-    return bytes < kChunk ? kChunk : bytes;
-  }
-  const auto size = trace::parse_bytes(spec);
-  if (!size.ok()) throw std::runtime_error("--gpu-mem: " + size.error);
-  if (size.value < kChunk) throw std::runtime_error("--gpu-mem: must be at least 2MiB, got " + spec);
-  return size.value;
-}
-
 }  // namespace umsim::cli

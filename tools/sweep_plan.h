@@ -18,8 +18,8 @@ struct SweepAxes {
   std::vector<std::string> profiles{""};
   // Empty spec = the vendor preset's policy of that kind.
   std::vector<std::string> prefetch{""}, evict{""}, migrate{""}, thrashing{""};
-  // "16GiB" (absolute) or "150%" (oversubscription: the trace's peak managed
-  // footprint is 150% of GPU memory); empty = the profile's value.
+  // "16GiB" (absolute) or "150%" (oversubscription of the trace's GPU footprint,
+  // tools/gpu_memory_spec.h); empty = the profile's value.
   std::vector<std::string> gpu_mem{""};
   // Random seeds, given to every policy of a point that takes a `seed`
   // parameter its spec does not set; a point with no such policy runs once.
@@ -50,10 +50,5 @@ struct Shard {
   bool contains(std::size_t point) const { return point % count == index; }
 };
 Shard parse_shard(const std::string& text);
-
-// GPU memory for a gpu_mem spec: absolute sizes as given; "P%" gives
-// footprint * 100 / P rounded down to a 2 MiB multiple (at least 2 MiB);
-// empty gives 0 (= the profile's value). Throws std::runtime_error.
-std::uint64_t resolve_gpu_memory(const std::string& spec, std::uint64_t managed_footprint);
 
 }  // namespace umsim::cli

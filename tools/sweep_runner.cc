@@ -43,10 +43,10 @@ nlohmann::ordered_json point_fields(const SweepPoint& p) {
 }
 
 nlohmann::ordered_json run_sweep_point(const SweepPoint& p, const sim::HardwareProfile& profile,
-                                 std::uint64_t managed_footprint) {
+                                       const TraceFootprint& footprint) {
   sim::EngineOptions options;
   options.profile = profile;
-  options.gpu_memory = resolve_gpu_memory(p.gpu_mem, managed_footprint);
+  options.gpu_memory = resolve_gpu_memory(p.gpu_mem, footprint.gpu_bytes);
   options.trace_name = p.trace;
   const std::string path = p.trace;
   options.reopen = [path] { return trace::open_trace(path); };
@@ -63,10 +63,11 @@ nlohmann::ordered_json run_sweep_point(const SweepPoint& p, const sim::HardwareP
   for (const char* kind : {"prefetch", "evict", "migrate", "thrashing"})
     line[kind] = resolved_policy_spec(kind, result.config["policies"][kind]);
   line["gpu_mem_bytes"] = gpu_memory;
-  line["managed_footprint_bytes"] = managed_footprint;
-  // Footprint as a percentage of GPU memory (100 = fits exactly).
+  line["managed_footprint_bytes"] = footprint.managed_bytes;
+  line["gpu_footprint_bytes"] = footprint.gpu_bytes;
+  // GPU footprint (in 2 MiB chunks) as a percentage of GPU memory (100 = fits exactly).
   line["oversubscription_pct"] =
-      gpu_memory ? static_cast<double>(managed_footprint) * 100.0 / static_cast<double>(gpu_memory) : 0.0;
+      gpu_memory ? static_cast<double>(footprint.gpu_bytes) * 100.0 / static_cast<double>(gpu_memory) : 0.0;
   line["result"] = to_json(result);
   return line;
 }

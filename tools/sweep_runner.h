@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/profile.h"
+#include "tools/gpu_memory_spec.h"
 #include "tools/sweep_plan.h"
 
 namespace umsim::cli {
@@ -22,7 +23,7 @@ nlohmann::ordered_json point_fields(const SweepPoint& p);
 // Runs the point; the line has the resolved policy specs and "result" (no
 // "sweep" object: the caller adds it). Throws on any error.
 nlohmann::ordered_json run_sweep_point(const SweepPoint& p, const sim::HardwareProfile& profile,
-                                       std::uint64_t managed_footprint);
+                                       const TraceFootprint& footprint);
 
 // "point 3 (trace t.umtb, vendor nvidia, ...)" for error messages.
 std::string describe_point(const SweepPoint& p);

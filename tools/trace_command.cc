@@ -11,6 +11,7 @@
 
 #include "io/same_file.h"
 #include "tools/command.h"
+#include "tools/output_file.h"
 #include "tools/trace_subcommand.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_copy.h"
@@ -41,15 +42,14 @@ void run_convert(const ConvertOptions& o) {
 
 struct StatOptions {
   std::string input;
-  bool json = false;
+  std::string json;  // path; "-": standard output instead of the text
 };
 
 void run_stat(const StatOptions& o) {
   auto reader = trace::open_trace(o.input);
   const trace::TraceStats stats = trace::collect_stats(*reader);
-  if (o.json) {
-    std::cout << trace::stats_to_json(stats).dump(2) << "\n";
-  } else {
+  if (!o.json.empty()) write_output(o.json, trace::stats_to_json(stats).dump(2) + "\n", {o.input});
+  if (o.json != "-") {
     std::cout << trace::format_stats_text(stats);
   }
 }
@@ -94,7 +94,7 @@ void setup(CLI::App& app) {
   CLI::App* stat = trace.add_subcommand(
       "stat", "print a trace's footprint, events by kind, pages touched and per-allocation summaries");
   stat->add_option("TRACE", stat_opts->input, "trace file (text or binary)")->required();
-  stat->add_flag("--json", stat_opts->json, "print JSON instead of text");
+  stat->add_option("--json", stat_opts->json, "write the statistics as JSON to this file ('-': standard output)");
   stat->callback([stat_opts] { run_stat(*stat_opts); });
 
   auto check_opts = std::make_shared<CheckOptions>();

@@ -86,7 +86,9 @@ void setup(CLI::App& app) {
                   "allocation side file: lines 'NAME BASE SIZE [managed|device|pinned|mapped]' (default: infer)");
   cmd->add_option("--gap", o->gap, "inference: address ranges closer than this join one allocation")->capture_default_str();
   cmd->add_flag("--strict", o->options.strict, "accesses outside every allocation are errors (default: ignored, counted)");
-  cmd->add_option("--gpu", o->options.gpu, "GPU index the recorded kernels ran on")->capture_default_str();
+  cmd->add_option("--gpu", o->options.gpu, "GPU index the recorded kernels ran on")
+      ->capture_default_str()
+      ->check(CLI::Range(0, import::kMaxImportGpus - 1));
   cmd->add_option("--columns", o->options.columns,
                   "csv: column mapping, e.g. time=0,op=1,addr=2,size=3,kernel=4,proc=5,stream=6 (op and addr required); "
                   "cachesim-csv: obj=N[,size=N][,time=N] (obj required)");

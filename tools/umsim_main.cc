@@ -1,5 +1,7 @@
 // umsim: the command-line entry point. Sub-commands register themselves
 // (tools/command.h); this file only builds the parser and reports errors.
+// Exit status: 0 success, 1 an error in the input or the run, 2 a usage error
+// (unknown command or option, missing or malformed argument).
 #include <algorithm>
 #include <exception>
 #include <iostream>
@@ -23,6 +25,33 @@ int& exit_status() {
   return status;
 }
 
+namespace {
+
+constexpr int kUsageError = 2;
+
+// CLI11 reads a word it does not know where a sub-command is required as a
+// missing sub-command; name the word instead. Walks the command words given
+// and returns "" when they all exist.
+std::string unknown_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* level = &app;
+  std::string path;
+  for (int i = 1; i < argc && level->get_require_subcommand_min() > 0; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return "";  // an option: CLI11 reports it
+    CLI::App* next = nullptr;
+    std::string known;
+    for (CLI::App* sub : level->get_subcommands([](CLI::App*) { return true; })) {
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+      if (sub->get_name() == word) next = sub;
+    }
+    path += (path.empty() ? "" : " ") + word;
+    if (next == nullptr) return "unknown command '" + path + "' (commands: " + known + ")";
+    level = next;
+  }
+  return "";
+}
+
+}  // namespace
 }  // namespace umsim::cli
 
 int main(int argc, char** argv) {
@@ -35,12 +64,17 @@ int main(int argc, char** argv) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });
   for (const auto& c : cmds) c.setup(app);
+  if (const std::string unknown = umsim::cli::unknown_command(app, argc, argv); !unknown.empty()) {
+    std::cerr << "umsim: " << unknown << "\nRun with --help for more information.\n";
+    return umsim::cli::kUsageError;
+  }
   int status = 0;
   try {
     app.parse(argc, argv);
     status = umsim::cli::exit_status();
   } catch (const CLI::ParseError& e) {
-    status = app.exit(e);
+    // --help and --version exit 0; every usage error exits 2 (not CLI11's own codes).
+    status = app.exit(e) == 0 ? 0 : umsim::cli::kUsageError;
   } catch (const std::exception& e) {
     std::cerr << "umsim: " << e.what() << "\n";
     status = 1;

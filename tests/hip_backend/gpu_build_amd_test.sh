@@ -5,7 +5,7 @@
 set -uo pipefail
 hipcc=$(command -v hipcc || true)
 if [[ -z $hipcc ]]; then
-  echo "FAIL: hipcc not found (./bazelw installs hipcc and libamdhip64-dev)"
+  echo "FAIL: hipcc not found (./bazelw installs hipcc and libamdhip64-dev when its targets include this test, e.g. //...; or set UMSIM_WITH_HIP=1)"
   exit 1
 fi
 tmp=${TEST_TMPDIR:-$(mktemp -d)}

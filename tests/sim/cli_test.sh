@@ -49,7 +49,7 @@ expect_error "bad.toml: missing key 'description'" "$umsim" replay "$examples/tr
 # profiles: the listing and a file argument.
 expect_ok "$umsim" profiles
 grep -q "^h200-pcie5 " "$tmp/out" || fail "h200-pcie5 not listed"
-expect_ok "$umsim" profiles --json h200-pcie5
+expect_ok "$umsim" profiles --json - h200-pcie5
 grep -q '"batch_size": 256' "$tmp/out" || fail "profiles --json lacks batch_size"
 printf 'bogus = 1\n' >"$tmp/bad2.toml"
 expect_error "bad2.toml:1: unknown key 'bogus'" "$umsim" profiles "$tmp/bad2.toml"
@@ -73,9 +73,52 @@ evicted() { grep "^$1" "$tmp/out" | awk '{print $(NF-1)}'; }
 (( $(faults "prefetch batch") < $(faults "no hints") )) || fail "training prefetch hint does not reduce faults"
 [[ $(evicted "no hints") == 0 ]] || fail "fitting training loop evicts"
 (( $(evicted "150% oversubscribed, driver FIFO") > 0 )) || fail "150% oversubscribed training loop does not evict"
-expect_ok "$umsim" demo --size 64MiB --json
+expect_ok "$umsim" demo --size 64MiB --json -
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d) == 13, len(d)" "$tmp/out" \
-  || fail "demo --json should hold 5 + 8 scenarios"
+  || fail "demo --json - should hold 5 + 8 scenarios"
+
+# --json names a file in every command ('-': standard output instead of the text).
+expect_ok "$umsim" profiles --json "$tmp/profiles.json" h200-pcie5
+grep -q "^h200-pcie5 " "$tmp/out" || fail "profiles --json FILE should still print the table"
+grep -q '"batch_size": 256' "$tmp/profiles.json" || fail "profiles --json FILE lacks batch_size"
+expect_ok "$umsim" policies --json "$tmp/policies.json" --kind evict
+grep -q '"name": "lru"' "$tmp/policies.json" || fail "policies --json FILE lacks lru"
+expect_ok "$umsim" trace stat --json "$tmp/stat.json" "$examples/training_step.umt"
+grep -q '"footprint"' "$tmp/stat.json" || fail "trace stat --json FILE lacks the footprint"
+expect_ok "$umsim" replay "$examples/training_step.umt" --json - -q
+grep -q '"schema": "umsim-result-1"' "$tmp/out" || fail "replay --json - should print the result"
+grep -q "^total " "$tmp/out" && fail "replay --json - should print only JSON"
+cp "$examples/training_step.umt" "$tmp/input.umt"
+expect_error "refusing to write the output over the input" "$umsim" replay "$tmp/input.umt" --json "$tmp/input.umt"
+cmp -s "$examples/training_step.umt" "$tmp/input.umt" || fail "replay --json over its input changed the input"
+
+# Usage errors exit 2 (not CLI11's own codes) and name what is wrong; other errors exit 1.
+expect_status() {  # expect_status STATUS "exact first line of stderr" command...
+  local want=$1 line=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [[ $got == "$want" ]] || fail "exit $got (expected $want) from: $*"
+  [[ $(head -1 "$tmp/err") == "$line" ]] || fail "first error line of '$*': $(head -1 "$tmp/err") (expected: $line)"
+}
+expect_status 2 "umsim: unknown command 'nope' (commands: demo, trace, replay, sweep, profiles, compare, policies)" "$umsim" nope
+expect_status 2 "umsim: unknown command 'trace nope' (commands: convert, stat, check, gen, import)" "$umsim" trace nope
+expect_status 2 "A subcommand is required" "$umsim"
+expect_status 2 "The following argument was not expected: --bogus" "$umsim" replay "$examples/training_step.umt" --bogus
+expect_status 2 "trace is required" "$umsim" replay
+expect_status 2 "--gpus: Value 99 not in range 1 to 15" "$umsim" replay "$examples/training_step.umt" --gpus 99
+expect_status 1 "umsim: --gpu-mem: expected a positive percentage like 150%, got '0%'" \
+  "$umsim" replay "$examples/training_step.umt" --gpu-mem 0%
+expect_status 0 "" "$umsim" --help
+
+# --gpu-mem percentages resolve as in `umsim sweep`: 3 MiB + 5 MiB allocations take
+# 2 + 3 chunks of 2 MiB, so 100% is 10 MiB (never evicts) and 200% is 2.5 -> 3 chunks.
+printf 'umsim-trace 1\nalloc a 3MiB managed\nalloc b 5MiB managed\nkernel k gpu=0 compute=1us\n  w a len=3MiB\n  w b len=5MiB\nend\nkernel k2 gpu=0 compute=1us\n  r a len=3MiB\n  r b len=5MiB\nend\nsync all\n' >"$tmp/odd.umt"
+expect_ok "$umsim" replay "$tmp/odd.umt" --gpu-mem 100% --json "$tmp/full.json"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['config']['options']['gpu_memory_bytes'] == 10 << 20, r['config']['options']; assert r['total']['evictions'] == 0, r['total']" "$tmp/full.json" \
+  || fail "--gpu-mem 100% should be 10 MiB and never evict"
+expect_ok "$umsim" replay "$tmp/odd.umt" --gpu-mem 200% --json "$tmp/half.json"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['config']['options']['gpu_memory_bytes'] == 6 << 20, r['config']['options']; assert r['total']['evictions'] > 0, r['total']" "$tmp/half.json" \
+  || fail "--gpu-mem 200% should be 6 MiB and evict"
 
 if ((failures)); then echo "$failures failure(s)"; exit 1; fi
 echo "all CLI checks passed"

@@ -43,20 +43,6 @@ TEST(SweepPlan, ShardsPartitionThePoints) {
   for (const char* bad : {"4/4", "1", "a/2", "1/0", "-1/2", ""}) EXPECT_THROW(parse_shard(bad), std::runtime_error) << bad;
 }
 
-TEST(SweepPlan, OversubscriptionRoundsDownToTwoMiB) {
-  constexpr std::uint64_t MiB = 1 << 20;
-  EXPECT_EQ(resolve_gpu_memory("", 64 * MiB), 0u);
-  EXPECT_EQ(resolve_gpu_memory("100%", 64 * MiB), 64 * MiB);
-  EXPECT_EQ(resolve_gpu_memory("125%", 64 * MiB), 50 * MiB);   // 51.2 MiB -> 50 MiB
-  EXPECT_EQ(resolve_gpu_memory("150%", 64 * MiB), 42 * MiB);   // 42.67 MiB -> 42 MiB
-  EXPECT_EQ(resolve_gpu_memory("1000%", 4 * MiB), 2 * MiB);    // never below one chunk
-  EXPECT_EQ(resolve_gpu_memory("3GiB", 64 * MiB), 3ull << 30);
-  EXPECT_THROW(resolve_gpu_memory("0%", 64 * MiB), std::runtime_error);
-  EXPECT_THROW(resolve_gpu_memory("150%", 0), std::runtime_error);
-  EXPECT_THROW(resolve_gpu_memory("1MiB", 64 * MiB), std::runtime_error);
-  EXPECT_THROW(resolve_gpu_memory("12GB", 64 * MiB), std::runtime_error);
-}
-
 }  // namespace
 }  // namespace umsim::cli
 

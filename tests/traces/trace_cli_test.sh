@@ -34,12 +34,12 @@ for f in "$examples_dir"/*.umt; do
 done
 
 # 3. stat: text and JSON, identical for both encodings and across runs.
-"$umsim" trace stat --json "$examples_dir/multi_gpu.umt" >"$tmp/s1.json" || fail "stat --json"
-"$umsim" trace stat --json "$examples_dir/multi_gpu.umt" >"$tmp/s2.json" || fail "stat --json (2)"
+"$umsim" trace stat --json - "$examples_dir/multi_gpu.umt" >"$tmp/s1.json" || fail "stat --json"
+"$umsim" trace stat --json - "$examples_dir/multi_gpu.umt" >"$tmp/s2.json" || fail "stat --json (2)"
 cmp -s "$tmp/s1.json" "$tmp/s2.json" || fail "stat --json is not deterministic"
 # Positions (source, allocated_at) differ by encoding: file:line versus file:byte N.
 drop_positions() { sed 's|"source": ".*"|"source": "X"|; s|"allocated_at": ".*"|"allocated_at": "X"|'; }
-"$umsim" trace stat --json "$tmp/multi_gpu.umtb" | drop_positions >"$tmp/s3.json"
+"$umsim" trace stat --json - "$tmp/multi_gpu.umtb" | drop_positions >"$tmp/s3.json"
 drop_positions <"$tmp/s1.json" >"$tmp/s1x.json"
 cmp -s "$tmp/s1x.json" "$tmp/s3.json" || fail "stat differs between the text and binary encodings"
 grep -q '"gpus": 2' "$tmp/s1.json" || fail "stat --json: expected 2 GPUs in multi_gpu"
@@ -49,7 +49,7 @@ grep -q "^footprint: peak 128MiB live (128MiB managed)" "$tmp/stat.txt" || fail 
 # Goldens (hand-checked: footprint, pages touched, page touches, per-allocation pages).
 "$umsim" trace stat "$examples_dir/multi_gpu.umt" | cmp -s - tests/traces/golden/multi_gpu.stat.txt ||
   fail "stat multi_gpu differs from its golden: $("$umsim" trace stat "$examples_dir/multi_gpu.umt" | diff tests/traces/golden/multi_gpu.stat.txt -)"
-"$umsim" trace stat --json "$examples_dir/training_step.umt" | cmp -s - tests/traces/golden/training_step.stat.json ||
+"$umsim" trace stat --json - "$examples_dir/training_step.umt" | cmp -s - tests/traces/golden/training_step.stat.json ||
   fail "stat --json training_step differs from its golden"
 
 # 4. Bad inputs: non-zero exit and the precise message.

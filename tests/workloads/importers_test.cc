@@ -68,6 +68,19 @@ TEST(NvbitImporter, SampleWithInferredAllocations) {
   EXPECT_EQ(r.stats.accesses, 12u * 32 + 8 + 1 + 1);
 }
 
+// NVBit 1.5.5's mem_trace prints "grid launch id N+1" on a kernel's LAUNCH line and
+// "grid_launch_id N" on its accesses; the same program's trace imports the same.
+TEST(NvbitImporter, Release155NumbersLaunchesOneAheadOfTheirAccesses) {
+  ImportResult r;
+  const std::string text = import_text("nvbit", kSamples + "vecadd.nvbit155.txt", {}, &r);
+  std::string want = read_file(kExpected + "vecadd_nvbit_inferred.umt");
+  const std::string old_name = "vecadd.nvbit.txt";
+  want.replace(want.find(old_name), old_name.size(), "vecadd.nvbit155.txt");  // the comment naming the source
+  EXPECT_EQ(text, want);
+  EXPECT_EQ(r.stats.kernels, 2u);
+  EXPECT_EQ(r.stats.accesses, 12u * 32 + 8 + 1 + 1);
+}
+
 TEST(NvbitImporter, SampleWithAllocationSideFile) {
   ImportOptions o;
   o.allocs_file = kSamples + "vecadd.allocs";
@@ -80,6 +93,31 @@ TEST(AccelsimImporter, KernelsListWithMemcpys) {
             read_file(kExpected + "saxpy_accelsim.umt"));
   // Per thread block: 32 (base+stride) + 32 (base+delta) + 16 (listed) global lanes; 3 memcpys.
   EXPECT_EQ(r.stats.accesses, 2u * (32 + 32 + 16) + 3);
+}
+
+// Accel-Sim's compressed kernel traces: the list names kernel-1.traceg, the folder
+// holds kernel-1.traceg.xz (xz -9 of the plain sample): the import is the same.
+TEST(AccelsimImporter, XzCompressedKernelTraces) {
+  ImportResult r;
+  const std::string text = import_text("accelsim", kSamples + "accelsim_xz/kernelslist.g", {}, &r);
+  std::string want = read_file(kExpected + "saxpy_accelsim.umt");
+  const std::string old_name = "accelsim/kernelslist.g";
+  want.replace(want.find(old_name), old_name.size(), "accelsim_xz/kernelslist.g");
+  EXPECT_EQ(text, want);
+  // A single compressed kernel file is recognised by its content, not its name.
+  ImportResult single;
+  import_text("accelsim", kSamples + "accelsim_xz/kernel-1.traceg.xz", {}, &single);
+  EXPECT_EQ(single.stats.accesses, 2u * (32 + 32 + 16));
+}
+
+TEST(ImporterErrors, DamagedXzData) {
+  std::string xz = read_file(kSamples + "accelsim_xz/kernel-1.traceg.xz");
+  ASSERT_GT(xz.size(), 100u);
+  EXPECT_EQ(import_error("accelsim", "cut.traceg.xz", xz.substr(0, 100)),
+            "cut.traceg.xz: truncated xz data: the file ends inside the compressed stream at compressed byte 100");
+  xz[60] = static_cast<char>(xz[60] ^ 0x55);
+  const std::string corrupt = import_error("accelsim", "bad.traceg.xz", xz);
+  EXPECT_EQ(corrupt.substr(0, 40), "bad.traceg.xz: corrupt xz data at compre") << corrupt;
 }
 
 // Tracer versions before 3 list one address per active lane with no format field;
@@ -118,6 +156,26 @@ TEST(CsvImporter, ColumnMappedSample) {
   EXPECT_EQ(import_text("csv", kSamples + "accesses.csv", o), read_file(kExpected + "accesses_csv.umt"));
 }
 
+// RFC 4180: quoted fields keep delimiters, doubled quotes and line breaks.
+TEST(CsvImporter, QuotedFieldsFollowRfc4180) {
+  ImportOptions o;
+  o.columns = "op=0,addr=1,size=2,kernel=3";
+  const std::string path = temp_file("quoted.csv",
+                                     "r,0x7f0000000000,4096,\"vecAdd(float*, float*)\"\n"
+                                     "\"w\" , 0x7f0000001000 ,4096,  \"vecAdd(float*, float*)\"\n"
+                                     "r,0x7f0000002000,4096,\"say \"\"hi\"\"\"\n"
+                                     "r,0x7f0000003000,4096,\"two\nlines\"\n");
+  ImportResult r;
+  const std::string text = import_text("csv", path, o, &r);
+  EXPECT_EQ(r.stats.kernels, 3u);  // the first two rows are one kernel: the comma is inside the quotes
+  EXPECT_EQ(r.stats.accesses, 4u);
+  EXPECT_NE(text.find("kernel k_vecAdd(float*,_float*) gpu=0\n  r region0 len=4KiB\n  w region0+4KiB len=4KiB\nend\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("k_say_\\\"hi\\\""), std::string::npos) << text;  // the quotes survive, escaped
+  EXPECT_NE(text.find("k_two_lines"), std::string::npos) << text;
+}
+
 TEST(AllocationInference, ClustersByGapAndAlignsTo64KiB) {
   AllocationInference inf(1 << 20);
   inf.touch(0x100000 + 10, 4);
@@ -148,8 +206,25 @@ TEST(ImporterErrors, NvbitBadInputs) {
             "noname.txt:1: LAUNCH line without 'Kernel name NAME - '");
   EXPECT_EQ(import_error("nvbit", "launchid.txt",
                          launch + "CTX 0x1 - grid_launch_id 3 - CTA 0,0,0 - warp 0 - STG.E - 0x7f0000001000\n"),
-            "launchid.txt:2: access of grid launch id 3 while kernel launch 0 is current (each kernel's accesses "
-            "must follow its LAUNCH line)");
+            "launchid.txt:2: access of grid_launch_id 3 while the current LAUNCH line says grid launch id 0 "
+            "(expected 0; each kernel's accesses must follow its LAUNCH line)");
+  // The first tagged access fixes the numbering scheme; a later kernel must keep it.
+  const std::string launch1 =
+      "MEMTRACE: CTX 0x1 - LAUNCH - Kernel pc 0x2 - Kernel name k2(int*) - grid launch id 1 - grid size 1,1,1 - "
+      "block size 32,1,1 - nregs 8 - shmem 0 - cuda stream id 0\n";
+  const std::string access0 = "CTX 0x1 - grid_launch_id 0 - CTA 0,0,0 - warp 0 - STG.E - 0x7f0000001000\n";
+  const std::string access1 = "CTX 0x1 - grid_launch_id 1 - CTA 0,0,0 - warp 0 - STG.E - 0x7f0000001000\n";
+  EXPECT_EQ(import_error("nvbit", "alike.txt", launch + access0 + launch1 + access0),
+            "alike.txt:4: access of grid_launch_id 0 while the current LAUNCH line says grid launch id 1 "
+            "(expected 1: this file numbers launches and their accesses alike; each kernel's accesses must follow its "
+            "LAUNCH line)");
+  EXPECT_EQ(import_error("nvbit", "ahead.txt", launch1 + access0 + launch1 + access1),
+            "ahead.txt:4: access of grid_launch_id 1 while the current LAUNCH line says grid launch id 1 "
+            "(expected 0: this file numbers launches as NVBit 1.5.x, one ahead of their accesses; each kernel's "
+            "accesses must follow its LAUNCH line)");
+  EXPECT_EQ(import_error("nvbit", "far.txt", launch1 + "CTX 0x1 - grid_launch_id 7 - CTA 0,0,0 - warp 0 - STG.E - 0x7f0000001000\n"),
+            "far.txt:2: access of grid_launch_id 7 while the current LAUNCH line says grid launch id 1 "
+            "(expected 1, or 0 as NVBit 1.5.x numbers them; each kernel's accesses must follow its LAUNCH line)");
   EXPECT_EQ(import_error("nvbit", "noaddr.txt", launch + "CTA 0,0,0 - warp 0 - LDG.E - \n"),
             "noaddr.txt:2: expected 1 to 32 lane addresses, got 0");
   EXPECT_EQ(import_error("nvbit", "empty.txt", "hello from the program\n"),
@@ -170,7 +245,7 @@ TEST(ImporterErrors, AccelsimBadInputs) {
             "extra.traceg:6: unexpected '0x5' after the addresses");
   EXPECT_EQ(import_error("accelsim", "list.g", "MemcpyHtoD,0x7f0000000000,4096\nkernel-9.traceg\n"),
             "list.g:2: kernel trace '" + std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
-                "/kernel-9.traceg' does not exist");
+                "/kernel-9.traceg' does not exist (nor kernel-9.traceg.xz)");
   EXPECT_EQ(import_error("accelsim", "cmd.g", "MemsetD8,0x7f0000000000,4096\n"),
             "cmd.g:1: expected 'MemcpyHtoD,...', 'MemcpyDtoH,...' or a kernel-N.traceg file name, got "
             "'MemsetD8,0x7f0000000000,4096'");
@@ -194,6 +269,26 @@ TEST(ImporterErrors, CsvBadInputs) {
   EXPECT_EQ(import_error("csv", "spec2.csv", "r\n", o), "csv: --columns must map at least op and addr");
   o.columns = "op=0,addr=1,proc=2";
   EXPECT_EQ(import_error("csv", "proc.csv", "r,0x1000,gpu\n", o), "proc.csv:1: bad proc 'gpu' (expected cpu, gpuN or N)");
+}
+
+TEST(ImporterErrors, CsvBadQuoting) {
+  ImportOptions o;
+  o.columns = "op=0,addr=1,size=2,kernel=3";
+  EXPECT_EQ(import_error("csv", "q1.csv", "r,0x7f0000000000,4096,k\nr,0x7f00\"00,4096,k\n", o),
+            "q1.csv:2: field 2: a quote inside an unquoted field (enclose the field in quotes and double the quote)");
+  EXPECT_EQ(import_error("csv", "q2.csv", "\"r\"x,0x7f0000000000,4096,k\n", o),
+            "q2.csv:1: field 1: unexpected 'x' after a closing quote (expected the delimiter or the end of the line)");
+  EXPECT_EQ(import_error("csv", "q3.csv", "r,0x7f0000000000,4096,k\nr,0x7f0000000000,4096,\"k\nmore\n", o),
+            "q3.csv:3: quoted field 4 opened on line 2 is not closed by the end of the input");
+}
+
+// --gpu=-1 used to turn every GPU access into a CPU access and succeed.
+TEST(ImporterErrors, NegativeGpuIsRefused) {
+  ImportOptions o;
+  o.gpu = -1;
+  EXPECT_EQ(import_error("nvbit", "gpu.txt", "", o), "--gpu: expected a GPU index from 0 to 14, got -1");
+  o.gpu = 15;
+  EXPECT_EQ(import_error("nvbit", "gpu.txt", "", o), "--gpu: expected a GPU index from 0 to 14, got 15");
 }
 
 TEST(ImporterErrors, AllocationFilesAndStrictMode) {

@@ -85,6 +85,13 @@ import_and_compare vecadd_nvbit_inferred nvbit "$samples/vecadd.nvbit.txt"
 import_and_compare vecadd_nvbit_allocs nvbit "$samples/vecadd.nvbit.txt" --allocs "$samples/vecadd.allocs"
 import_and_compare saxpy_accelsim accelsim "$samples/accelsim/kernelslist.g"
 import_and_compare accesses_csv csv "$samples/accesses.csv" --header --columns time=0,op=1,addr=2,size=3,kernel=4,proc=5,stream=6
+# NVBit 1.5.5's numbering and xz-compressed Accel-Sim kernels import the same accesses.
+"$umsim" trace import nvbit "$samples/vecadd.nvbit155.txt" -o "$tmp/v155.umt" >/dev/null 2>&1 || fail "import of NVBit 1.5.5 output"
+diff <(grep -v '^# imported' "$tmp/v155.umt") <(grep -v '^# imported' "$expected/vecadd_nvbit_inferred.umt") >/dev/null ||
+  fail "NVBit 1.5.5 output imports differently"
+"$umsim" trace import accelsim "$samples/accelsim_xz/kernelslist.g" -o "$tmp/xz.umt" >/dev/null 2>&1 || fail "import of .traceg.xz"
+diff <(grep -v '^# imported' "$tmp/xz.umt") <(grep -v '^# imported' "$expected/saxpy_accelsim.umt") >/dev/null ||
+  fail "xz-compressed Accel-Sim kernels import differently"
 
 # 5. Bad command lines and inputs: non-zero exit, the expected message, no output file left behind.
 expect_error() {  # MESSAGE COMMAND...
@@ -106,6 +113,12 @@ expect_error "bad.nvbit:1: memory access before any LAUNCH line" "$umsim" trace 
 [[ -e $tmp/y.umt ]] && fail "a failed import left $tmp/y.umt behind"
 expect_error "csv: --columns must map at least op and addr" "$umsim" trace import csv "$samples/accesses.csv" --columns op=1 -o "$tmp/y.umt"
 expect_error "missing.txt: cannot open input" "$umsim" trace import nvbit "$tmp/missing.txt" -o "$tmp/y.umt"
+# --gpu=-1 once turned every GPU access into a CPU access and exited 0: a usage error now (exit 2).
+"$umsim" trace import nvbit "$samples/vecadd.nvbit.txt" --gpu=-1 -o "$tmp/y.umt" >"$tmp/err.out" 2>&1
+status=$?
+[[ $status == 2 ]] || fail "--gpu=-1 exited $status, expected 2"
+grep -qF -- "--gpu: Value -1 not in range 0 to 14" "$tmp/err.out" || fail "--gpu=-1 printed '$(cat "$tmp/err.out")'"
+[[ -e $tmp/y.umt ]] && fail "a refused import left $tmp/y.umt behind"
 expect_error "format: pin not in" "$umsim" trace import pin "$samples/accesses.csv" -o "$tmp/y.umt"
 
 if [[ $failures -gt 0 ]]; then

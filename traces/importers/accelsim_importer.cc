@@ -7,7 +7,9 @@
 // '#BEGIN_TB' / 'thread block = X,Y,Z' / 'warp = W' / 'insts = N' and one line per
 // executed instruction:
 //   PC MASK DEST_NUM [DESTS] OPCODE SRC_NUM [SRCS] MEM_WIDTH [FORMAT ADDRESSES...]
-// where, for tracer version >= 3, FORMAT is 0 (one address per active lane),
+// Any of these files may be xz-compressed (kernel-N.traceg.xz, as Accel-Sim's
+// tracer can write them); a listed kernel-N.traceg found only as .xz is read from
+// the .xz. Where, for tracer version >= 3, FORMAT is 0 (one address per active lane),
 // 1 (base and stride) or 2 (base, then a delta per further active lane).
 #include <bit>
 #include <filesystem>
@@ -171,8 +173,11 @@ void parse_accelsim(const std::string& input, const ImportOptions& options, Impo
     }
     if (line.find(".traceg") == std::string::npos)
       src.fail("expected 'MemcpyHtoD,...', 'MemcpyDtoH,...' or a kernel-N.traceg file name, got '" + line + "'");
-    const std::filesystem::path kernel = folder / line;
-    if (!std::filesystem::exists(kernel)) src.fail("kernel trace '" + kernel.string() + "' does not exist");
+    std::filesystem::path kernel = folder / line;
+    // Accel-Sim may compress kernel traces after listing them: kernel-N.traceg.xz stands in for kernel-N.traceg.
+    if (!std::filesystem::exists(kernel) && std::filesystem::exists(kernel.string() + ".xz")) kernel += ".xz";
+    if (!std::filesystem::exists(kernel))
+      src.fail("kernel trace '" + kernel.string() + "' does not exist (nor " + kernel.filename().string() + ".xz)");
     parse_kernel_file(kernel.string(), options, visitor, streams);
   }
 }

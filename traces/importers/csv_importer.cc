@@ -1,4 +1,4 @@
-// Column-mapped CSV: one access per row. --columns names which column holds
+// Column-mapped CSV (RFC 4180 quoting, csv_records.h): one access per row. --columns names which column holds
 // what, e.g. "time=0,op=1,addr=2,size=3,kernel=4,proc=5,stream=6":
 //   op      r/read/load, w/write/store, a/atomic (case-insensitive)   required
 //   addr    absolute address, decimal or 0x hex                        required
@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 
+#include "traces/importers/csv_records.h"
 #include "traces/importers/importer.h"
 #include "traces/importers/line_source.h"
 #include "traces/trace_error.h"
@@ -53,20 +54,6 @@ Columns parse_columns(const std::string& spec) {
   return c;
 }
 
-std::vector<std::string_view> split_on(std::string_view s, char delimiter) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  for (;;) {
-    const auto at = s.find(delimiter, start);
-    std::string_view f = s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
-    while (!f.empty() && (f.front() == ' ' || f.front() == '\t')) f.remove_prefix(1);
-    while (!f.empty() && (f.back() == ' ' || f.back() == '\t')) f.remove_suffix(1);
-    out.push_back(f);
-    if (at == std::string_view::npos) return out;
-    start = at + 1;
-  }
-}
-
 std::optional<trace::AccessType> parse_op(std::string_view s) {
   std::string v(s);
   std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -92,16 +79,15 @@ void parse_csv(const std::string& input, const ImportOptions& options, ImportVis
       1 + std::max({*c.op, *c.addr, c.time.value_or(0), c.size.value_or(0), c.kernel.value_or(0),
                     c.proc.value_or(0), c.stream.value_or(0)});
   LineSource src(input);
-  std::string line;
-  if (options.header && !src.next(line)) src.fail("empty file (expected a header line)");
+  CsvRecords records(src, options.delimiter);
+  std::vector<std::string> f;
+  if (options.header && !records.next(f)) src.fail("empty file (expected a header line)");
   bool in_kernel = false;
   std::string current_kernel;
   int current_gpu = -1;
   trace::StreamId current_stream = 0;
   std::uint64_t last_time = 0;
-  while (src.next(line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto f = split_on(line, options.delimiter);
+  while (records.next(f)) {
     if (f.size() < needed)
       src.fail("expected at least " + std::to_string(needed) + " columns, got " + std::to_string(f.size()));
     const auto op = parse_op(f[*c.op]);
@@ -142,7 +128,7 @@ void parse_csv(const std::string& input, const ImportOptions& options, ImportVis
       current_stream = static_cast<trace::StreamId>(stream);
       std::string name = "k_" + current_kernel;
       for (char& ch : name)
-        if (ch == ' ' || ch == '\t' || ch == '#') ch = '_';
+        if (ch == ' ' || ch == '\t' || ch == '#' || ch == '\n') ch = '_';
       visitor.kernel_begin(name, gpu, current_stream);
       in_kernel = true;
     } else if (gpu < 0 && in_kernel) {

@@ -26,6 +26,10 @@ void parse(const std::string& format, const std::string& input, const ImportOpti
 
 ImportResult import_trace(const std::string& format, const std::string& input, const ImportOptions& options,
                           trace::TraceWriter& out) {
+  // A negative GPU would turn every GPU access into a CPU access (importers mark CPU rows with -1).
+  if (options.gpu < 0 || options.gpu >= kMaxImportGpus)
+    throw trace::TraceError("--gpu: expected a GPU index from 0 to " + std::to_string(kMaxImportGpus - 1) + ", got " +
+                            std::to_string(options.gpu));
   ImportResult result;
   AddressMap map;
   if (!options.allocs_file.empty()) {

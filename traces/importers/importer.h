@@ -18,11 +18,14 @@
 
 namespace umsim::import {
 
+// GPU indices a trace can name (processor codes are 1 + g in 15 bits of a mask with the CPU).
+inline constexpr int kMaxImportGpus = 15;
+
 struct ImportOptions {
   std::string allocs_file;             // side file of allocations; empty: infer
   std::uint64_t gap = 1024 * 1024;     // inference: ranges closer than this join one allocation
   bool strict = false;                 // accesses outside every allocation are errors
-  int gpu = 0;                         // GPU the recorded kernels ran on
+  int gpu = 0;                         // GPU the recorded kernels ran on (0 to kMaxImportGpus - 1)
   // csv only
   std::string columns;                 // e.g. "time=0,op=1,addr=2,size=3"
   char delimiter = ',';

@@ -1,34 +1,41 @@
 // Line-by-line reading with positions for error messages ("file:line").
+// xz-compressed files (by their magic bytes, whatever the name) are decoded
+// as they are read.
 #pragma once
 
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "traces/importers/xz_lines.h"
 #include "traces/trace_error.h"
 
 namespace umsim::import {
 
 class LineSource {
  public:
-  explicit LineSource(std::string path) : path_(std::move(path)), in_(path_) {
+  explicit LineSource(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
     if (!in_) throw trace::TraceError(path_ + ": cannot open input");
+    if (starts_with_xz_magic(in_)) xz_ = std::make_unique<XzLines>(in_, path_);
   }
   bool next(std::string& line) {
-    if (!std::getline(in_, line)) return false;
+    if (xz_ ? !xz_->getline(line) : !std::getline(in_, line)) return false;
     ++line_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     return true;
   }
   std::string where() const { return path_ + ":" + std::to_string(line_); }
+  std::uint64_t line() const { return line_; }
   [[noreturn]] void fail(const std::string& what) const { throw trace::TraceError(where() + ": " + what); }
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   std::ifstream in_;
+  std::unique_ptr<XzLines> xz_;
   std::uint64_t line_ = 0;
 };
 

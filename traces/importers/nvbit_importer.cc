@@ -5,6 +5,13 @@
 //   [MEMTRACE: ][CTX 0x... - grid_launch_id N - ]CTA X,Y,Z - warp W - OPCODE - 0xADDR x 32
 // (older NVBit releases print the access lines without the CTX/grid_launch_id
 // prefix). Lanes that did not execute print address 0.
+//
+// Launch numbering differs between releases: some print the same id on a
+// kernel's LAUNCH line and on its access lines; NVBit 1.5.x's mem_trace
+// increments its counter before printing the LAUNCH line, so a kernel launched
+// as "grid launch id N+1" has accesses tagged "grid_launch_id N". The first
+// access after a LAUNCH line decides which scheme the file uses; every later
+// access must follow the same one.
 #include <map>
 
 #include "traces/importers/importer.h"
@@ -32,6 +39,8 @@ void parse_nvbit(const std::string& input, const ImportOptions& options, ImportV
   std::string line;
   bool in_kernel = false;
   std::int64_t launch_id = -1;
+  // Launch id minus access id: 0 (same numbering) or 1 (NVBit 1.5.x); -1 until the first tagged access.
+  std::int64_t id_offset = -1;
   std::map<std::uint64_t, trace::StreamId> streams;  // CUDA stream handle -> dense id (0 = default stream)
   streams[0] = 0;
   while (src.next(line)) {
@@ -72,9 +81,18 @@ void parse_nvbit(const std::string& input, const ImportOptions& options, ImportV
     if (field_after(l.substr(0, cta), "grid_launch_id ", id_text)) {
       std::int64_t id = 0;
       if (!parse_int(id_text, id)) src.fail("bad grid_launch_id '" + std::string(id_text) + "'");
-      if (id != launch_id)
-        src.fail("access of grid launch id " + std::to_string(id) + " while kernel launch " +
-                 std::to_string(launch_id) + " is current (each kernel's accesses must follow its LAUNCH line)");
+      if (!in_kernel) src.fail("memory access before any LAUNCH line");
+      if (id_offset < 0 && (id == launch_id || id + 1 == launch_id)) id_offset = launch_id - id;
+      if (id_offset < 0 || id + id_offset != launch_id) {
+        const std::string n = std::to_string(launch_id);
+        const std::string expected =
+            id_offset == 0   ? n + ": this file numbers launches and their accesses alike"
+            : id_offset == 1 ? std::to_string(launch_id - 1) + ": this file numbers launches as NVBit 1.5.x, one ahead of their accesses"
+            : launch_id > 0  ? n + ", or " + std::to_string(launch_id - 1) + " as NVBit 1.5.x numbers them"
+                             : n;
+        src.fail("access of grid_launch_id " + std::to_string(id) + " while the current LAUNCH line says grid launch id " +
+                 n + " (expected " + expected + "; each kernel's accesses must follow its LAUNCH line)");
+      }
     }
     if (!in_kernel) src.fail("memory access before any LAUNCH line");
     // After "warp W - ": "OPCODE - ADDR ADDR ...".

@@ -1,0 +1,4 @@
+MemcpyHtoD,0x00007f1c2a000000,65536
+MemcpyHtoD,0x00007f1c2a400000,65536
+kernel-1.traceg
+MemcpyDtoH,0x00007f1c2a400000,65536
