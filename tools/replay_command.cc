@@ -90,8 +90,7 @@ void run(const Options& o) {
   const Result result = engine.run(*reader);
   if (progress) progress->finish();
 
-  if (!o.json.empty()) write_output(o.json, to_json(result).dump(2) + "
-", {o.trace});
+  if (!o.json.empty()) write_output(o.json, to_json(result).dump(2) + "\n", {o.trace});
   if (events) events->commit();
   if (!o.quiet && o.json != "-") {
     const auto& cfg = result.config;
