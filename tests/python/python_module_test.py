@@ -46,7 +46,7 @@ check(lines == [json.loads(l) for l in open(f"{tmp}/sweep.jsonl")], "sweep() dif
 frame = umsim.frame(lines)
 check(len(frame) == 12 and "result.total.time_ns" in frame.columns and "evict" in frame.columns,
       f"frame: {len(frame)} rows, columns {list(frame.columns)[:8]}")
-check(sorted(set(frame["evict"])) == ["fifo:unused_first=true", "random:seed=1,granularity=2MiB",
+check(sorted(set(frame["evict"])) == ["fifo:unused_first=true,granularity=2MiB", "random:seed=1,granularity=2MiB",
                                       "random:seed=2,granularity=2MiB"], f"frame specs {set(frame['evict'])}")
 
 # Python policies that mirror built-in ones give the same results.

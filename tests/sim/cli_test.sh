@@ -100,7 +100,7 @@ expect_status() {  # expect_status STATUS "exact first line of stderr" command..
   [[ $got == "$want" ]] || fail "exit $got (expected $want) from: $*"
   [[ $(head -1 "$tmp/err") == "$line" ]] || fail "first error line of '$*': $(head -1 "$tmp/err") (expected: $line)"
 }
-expect_status 2 "umsim: unknown command 'nope' (commands: demo, trace, replay, sweep, profiles, compare, policies)" "$umsim" nope
+expect_status 2 "umsim: unknown command 'nope' (commands: demo, trace, replay, sweep, report, profiles, compare, policies)" "$umsim" nope
 expect_status 2 "umsim: unknown command 'trace nope' (commands: convert, stat, check, gen, import)" "$umsim" trace nope
 expect_status 2 "A subcommand is required" "$umsim"
 expect_status 2 "The following argument was not expected: --bogus" "$umsim" replay "$examples/training_step.umt" --bogus
