@@ -4,8 +4,10 @@
 #include <array>
 #include <string>
 
+#include "traces/checked_math.h"
 #include "traces/event_validation.h"
 #include "traces/trace_error.h"
+#include "traces/work_estimate.h"
 
 namespace umsim::hip {
 
@@ -70,7 +72,8 @@ std::uint32_t PlanBuilder::live_slot(const Event& e, const trace::NameTable& nam
 
 void PlanBuilder::check_range(const Event& e, std::uint32_t slot, const std::string& pos) const {
   const auto& a = plan_.allocations[slot];
-  if (e.offset > a.bytes || e.length > a.bytes - e.offset)
+  const auto end = checked_add(e.offset, e.length);
+  if (!end || *end > a.bytes)
     fail(pos, "range [" + std::to_string(e.offset) + ", +" + std::to_string(e.length) + ") lies outside allocation '" +
                   a.name + "' of " + std::to_string(a.bytes) + " bytes");
 }
@@ -108,6 +111,11 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       if (plan_.allocations.size() >= AccessEntry::kMaxSlots)
         fail(pos, "too many allocations (the backend supports " + std::to_string(AccessEntry::kMaxSlots) + ")");
       if (e.length == 0) fail(pos, "allocation '" + name + "' has size 0");
+      if (!checked_round_up(e.length, trace::kPageSize))
+        fail(pos, "allocation '" + name + "' is too large: its size does not round up to whole 4KiB pages in 64 bits");
+      if (ceil_div(e.length, trace::kPageSize) - 1 > AccessEntry::kMaxPage)
+        fail(pos, "allocation '" + name + "' has more pages than the backend's access list can index (" +
+                      std::to_string(AccessEntry::kMaxPage + 1) + ")");
       if (e.op > static_cast<std::uint8_t>(AllocKind::kMapped)) fail(pos, "unknown allocation kind");
       note_processor(e.processor, pos);
       s.kind = StepKind::kAlloc;
@@ -115,11 +123,12 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       s.processor = e.processor;
       plan_.allocations.push_back({name, e.alloc_kind(), e.length, e.processor});
       live_.emplace_back(name, s.slot);
-      switch (e.alloc_kind()) {
-        case AllocKind::kManaged: live_managed_ += e.length; break;
-        case AllocKind::kDevice: live_device_ += e.length; break;
-        default: live_host_ += e.length; break;
-      }
+      Bytes& live = e.alloc_kind() == AllocKind::kManaged  ? live_managed_
+                    : e.alloc_kind() == AllocKind::kDevice ? live_device_
+                                                           : live_host_;
+      const auto sum = checked_add(live, e.length);
+      if (!sum) fail(pos, "allocation '" + name + "' takes the live " + kind_name(e.alloc_kind()) + " memory past 2^64 bytes");
+      live = *sum;
       update_peaks();
       break;
     }
@@ -160,9 +169,7 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       const std::uint32_t slot = live_slot(e, names, pos);
       check_range(e, slot, pos);
       if (e.op > static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) fail(pos, "unknown access type");
-      std::uint64_t pages = 0;
-      trace::for_each_page_once(e, [&](std::uint64_t) { ++pages; });
-      if (plan_.entries.size() + pages * e.count > limits_.max_entries)
+      if (saturating_add(plan_.entries.size(), trace::page_touches(e)) > limits_.max_entries)
         fail(pos, "the kernels touch more than " + std::to_string(limits_.max_entries) +
                       " pages in total; the backend's access list would not fit (split the trace)");
       for (std::uint32_t pass = 0; pass < e.count; ++pass)
@@ -185,9 +192,7 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       s.length = e.length;
       s.stride = e.stride;
       s.count = e.count;
-      std::uint64_t pages = 0;
-      trace::for_each_page_once(e, [&](std::uint64_t) { ++pages; });
-      plan_.cpu_page_touches += pages * e.count;
+      plan_.cpu_page_touches = saturating_add(plan_.cpu_page_touches, trace::page_touches(e));
       break;
     }
     case EventKind::kPrefetch:

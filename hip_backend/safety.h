@@ -24,9 +24,15 @@ struct MemoryInfo {
   std::uint64_t total_bytes = 0;
 };
 
-// Throws UnsafeTraceError with a message that names the trace, both sizes and the
-// limit when the plan's peak managed bytes (plus its device allocations, which
-// also take GPU memory) exceed fraction * free. `fraction` must be in (0, 0.5].
+// Device memory the backend itself takes on every GPU it uses: the access list
+// (8 bytes per entry, all kernels' entries are uploaded), the table of
+// allocation bases and the result sink.
+std::uint64_t backend_device_bytes(const Plan& plan);
+
+// Throws UnsafeTraceError with a message that names the trace, the sizes and the
+// limit when the plan's peak managed bytes, plus its device allocations and the
+// backend's own buffers (which also take GPU memory), exceed fraction * free,
+// or when that sum does not fit in 64 bits. `fraction` must be in (0, 0.5].
 void check_footprint(const Plan& plan, const MemoryInfo& gpu, double fraction = kDefaultSafeFraction);
 
 // The largest managed footprint allowed for the given free memory.

@@ -14,6 +14,7 @@
 #include "sim/event_series.h"
 #include "sim/fifo_eviction.h"
 #include "sim/future_oracle.h"
+#include "traces/checked_math.h"
 #include "traces/trace_error.h"
 #include "traces/units.h"
 
@@ -24,7 +25,7 @@ using trace::EventKind;
 
 namespace {
 constexpr std::size_t kReadBatch = 4096;
-constexpr std::size_t kMaxStreams = 1u << 20;
+constexpr std::size_t kMaxStreams = 1u << 20;  // `umsim trace check` applies the same limit
 constexpr std::uint64_t kProgressEvery = 1u << 18;
 }  // namespace
 
@@ -213,7 +214,11 @@ Allocation& Engine::checked_alloc(const Event& e, const char* what) {
 }
 
 void Engine::check_range(const Allocation& a, const Event& e) const {
-  if (e.offset > a.size || e.length > a.size - e.offset)
+  // The same rules as `umsim trace check` (traces/trace_checker.cc).
+  if (e.length == 0 && (e.kind == EventKind::kGpuAccess || e.kind == EventKind::kCpuAccess))
+    throw SimulationError(fmt::format("zero-length access of '{}'", a.name));
+  const auto end = checked_add(e.offset, e.length);
+  if (!end || *end > a.size)
     throw SimulationError(fmt::format("{} [{}, +{}) is outside allocation '{}' of {}", trace::to_string(e.kind),
                                       e.offset, e.length, a.name, trace::format_bytes(a.size)));
 }
@@ -230,13 +235,16 @@ void Engine::on_alloc(const Event& e) {
   if (slot_of(e.name) != kNoSlot)
     throw SimulationError(fmt::format("allocation '{}' already exists (free it first)", name));
   if (e.length == 0) throw SimulationError(fmt::format("allocation '{}' has size 0", name));
+  if (!checked_round_up(e.length, kPageSize))
+    throw SimulationError(fmt::format(
+        "allocation '{}' is too large: its size does not round up to whole 4KiB pages in 64 bits", name));
   const auto slot = static_cast<AllocSlot>(allocs_.size());
   Allocation& a = allocs_.emplace_back();
   a.name = name;
   a.kind = e.alloc_kind();
   a.size = e.length;
-  a.page_count = (e.length + kPageSize - 1) / kPageSize;
-  a.block_count = (a.page_count + kPagesPerBlock - 1) / kPagesPerBlock;
+  a.page_count = ceil_div(e.length, kPageSize);
+  a.block_count = ceil_div(a.page_count, kPagesPerBlock);
   // Value-initialising more metadata than half the machine's memory would
   // end in the OOM killer rather than an error message.
   // The limit holds for all live allocations together.
@@ -252,6 +260,7 @@ void Engine::on_alloc(const Event& e) {
         trace::format_bytes(kMetadataLimit)));
   }
   try {
+    if (saturating_mul(a.page_count, sizeof(PageState)) > kMetadataLimit) throw std::bad_alloc();
     a.pages.resize(a.page_count);
     a.blocks.resize(a.block_count);
     a.populated.resize(a.block_count);
@@ -259,16 +268,15 @@ void Engine::on_alloc(const Event& e) {
     allocs_.pop_back();
     throw SimulationError(fmt::format("allocation '{}' of {} needs {} of page metadata, more than this machine can give",
                                       name, trace::format_bytes(e.length),
-                                      trace::format_bytes(a.page_count * sizeof(PageState))));
+                                      trace::format_bytes(saturating_mul(a.page_count, sizeof(PageState)))));
   }
-
 
   live_metadata_ += metadata;
   if (slot_of_name_.size() <= e.name) slot_of_name_.resize(e.name + 1, kNoSlot);
   slot_of_name_[e.name] = slot;
 
   const ProcessorMask all_gpus = static_cast<ProcessorMask>(((1u << profile_.gpus) - 1) << 1);
-  const std::uint64_t regions = (a.page_count + pages_per_chunk_ - 1) / pages_per_chunk_;
+  const std::uint64_t regions = ceil_div(a.page_count, pages_per_chunk_);
   switch (a.kind) {
     case trace::AllocKind::kManaged:
       a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));

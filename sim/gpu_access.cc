@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine.h"
+#include "traces/checked_math.h"
 
 namespace umsim::sim {
 
@@ -51,10 +52,8 @@ void Engine::gpu_access_general(const Event& e) {
   if (slot == kNoSlot) [[unlikely]]
     throw SimulationError(fmt::format("GPU access to '{}', which is not allocated", names_->name(e.name)));
   Allocation& a = allocs_[slot];
-  if (e.offset > a.size || e.length > a.size - e.offset || e.length == 0) [[unlikely]] {
-    if (e.length == 0) return;
-    check_range(a, e);
-  }
+  if (e.offset > a.size || e.length > a.size - e.offset || e.length == 0) [[unlikely]]
+    check_range(a, e);  // throws: zero length (as `trace check` reports) or outside the allocation
   const AccessType type = e.access();
   const bool write = type != AccessType::kRead;
   const ProcessorMask bit = kernel_bit_;
@@ -89,7 +88,7 @@ void Engine::gpu_access_general(const Event& e) {
   const bool contiguous = e.stride <= kPageSize;
   const std::uint64_t first = e.offset / kPageSize;
   const std::uint64_t n = contiguous ? (e.offset + e.length - 1) / kPageSize - first + 1
-                                     : (e.length + e.stride - 1) / e.stride;
+                                     : ceil_div(e.length, e.stride);
   auto page_of = [&](std::uint64_t i) { return contiguous ? first + i : (e.offset + i * e.stride) / kPageSize; };
   const std::uint64_t lanes = std::min<std::uint64_t>(profile_.gpu_access_lanes, n);
   for (std::uint64_t pass = 0; pass < count; ++pass) {

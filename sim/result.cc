@@ -43,8 +43,10 @@ Counters counters_from_json(const nlohmann::json& j) {
   for (const auto& f : counter_fields()) {
     auto it = j.find(f.name);
     if (it == j.end()) continue;  // absent = not measured
-    if (!it->is_number_unsigned() && !it->is_number_integer())
-      throw std::runtime_error(std::string("counters: field '") + f.name + "' must be a non-negative integer");
+    // A negative number would wrap to 2^64 - n in the unsigned counter.
+    if (!it->is_number_unsigned())
+      throw std::runtime_error(std::string("counters: field '") + f.name + "' must be a non-negative integer, got " +
+                               it->dump());
     c.*f.member = it->get<std::uint64_t>();
   }
   return c;
@@ -66,8 +68,18 @@ ScopeResult scope_from_json(const nlohmann::json& j, const char* what) {
     throw std::runtime_error(std::string(what) + ": each entry needs a string 'name'");
   ScopeResult s;
   s.name = j["name"].get<std::string>();
-  s.gpu = j.value("gpu", -1);
-  s.start_ns = j.value("start_ns", std::uint64_t{0});
+  const std::string where = std::string(what) + " '" + s.name + "': ";
+  if (j.contains("gpu")) {
+    const auto& g = j["gpu"];
+    if (!g.is_number_integer() || g.get<std::int64_t>() < -1 || g.get<std::int64_t>() > 32766)
+      throw std::runtime_error(where + "'gpu' must be an integer from -1 to 32766, got " + g.dump());
+    s.gpu = g.get<int>();
+  }
+  if (j.contains("start_ns")) {
+    if (!j["start_ns"].is_number_unsigned())
+      throw std::runtime_error(where + "'start_ns' must be a non-negative integer, got " + j["start_ns"].dump());
+    s.start_ns = j["start_ns"].get<std::uint64_t>();
+  }
   if (j.contains("counters")) s.counters = counters_from_json(j["counters"]);
   return s;
 }

@@ -21,6 +21,7 @@
 #include "tools/replay_setup.h"
 #include "traces/trace_reader.h"
 #include "traces/units.h"
+#include "traces/work_estimate.h"
 
 namespace umsim::cli {
 namespace {
@@ -35,6 +36,7 @@ struct Options {
   std::string events;
   bool check_invariants = false;
   bool quiet = false;
+  std::uint64_t work_limit = trace::kDefaultWorkLimit;
 };
 
 // Bytes this process has read so far (Linux /proc/self/io), for progress.
@@ -72,6 +74,14 @@ void run(const Options& o) {
   if (!o.events.empty()) {
     events = std::make_unique<io::AtomicOutput>(o.events);
     options.events_csv = &events->stream();
+  }
+  // The work estimate reads the trace once before the replay: a single line can
+  // ask for more page touches than the model makes in a day.
+  if (o.work_limit != 0) {
+    auto estimate_reader = trace::open_trace(o.trace);
+    const std::string refusal =
+        trace::work_limit_problem(o.trace, trace::estimate_page_touches(*estimate_reader), o.work_limit);
+    if (!refusal.empty()) throw std::runtime_error(refusal);
   }
   auto reader = trace::open_trace(o.trace);
 
@@ -123,6 +133,10 @@ void setup(CLI::App& app) {
   cmd->add_option("--events", o->events, "write a CSV series: one row per kernel and per phase");
   cmd->add_flag("--check-invariants", o->check_invariants, "check the model's invariants after every event (slow)");
   cmd->add_flag("--quiet,-q", o->quiet, "print nothing on success");
+  cmd->add_option("--work-limit", o->work_limit,
+                  "refuse a trace whose accesses make more page touches than this (pages per access times its "
+                  "count, estimated before the replay); 0 = no limit")
+      ->capture_default_str();
   cmd->callback([o] { run(*o); });
 }
 

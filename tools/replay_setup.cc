@@ -23,7 +23,13 @@ sim::EnginePolicies make_policies(const PolicyChoice& choice, sim::VendorSemanti
   p.resolved["vendor"] = preset.name;
   p.prefetch = create<sim::PrefetchPolicy>(pick(choice.prefetch, preset.policies.prefetch), p.resolved);
   p.eviction = create<sim::EvictionPolicy>(pick(choice.evict, preset.policies.evict), p.resolved);
-  p.migration = create<sim::MigrationPolicy>(pick(choice.migrate, preset.policies.migrate), p.resolved);
+  const std::string migrate = pick(choice.migrate, preset.policies.migrate);
+  if (!preset.semantics.gpu_faults_migrate && migrate.substr(0, migrate.find(':')) != preset.policies.migrate)
+    // XNACK off: a GPU fault is fatal, so managed memory is zero-copy and no GPU access ever migrates a page.
+    throw policies::PolicyError("--vendor " + preset.name + " takes only --migrate " + preset.policies.migrate +
+                                ": its GPU faults are fatal, so no GPU access migrates a page (got --migrate " +
+                                migrate + ")");
+  p.migration = create<sim::MigrationPolicy>(migrate, p.resolved);
   p.thrashing = create<sim::ThrashingPolicy>(pick(choice.thrashing, preset.policies.thrashing), p.resolved);
   return p;
 }

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "traces/checked_math.h"
 #include "traces/units.h"
 
 namespace umsim::trace {
 namespace {
+
+// The model keeps a clock per stream, for streams 0 .. 2^20 - 1 (sim/engine.cc).
+constexpr StreamId kModelStreams = 1u << 20;
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
@@ -57,8 +61,8 @@ const TraceChecker::Allocation* TraceChecker::check_range(const Event& e, std::s
                 ")");
     return nullptr;
   }
-  const bool overflow = e.offset + e.length < e.offset;
-  if (overflow || e.offset + e.length > a.size) {
+  const auto end = checked_add(e.offset, e.length);
+  if (!end || *end > a.size) {
     problem(Severity::kError, reader, index,
             std::string(what) + " " + range_text(e) + " is outside " + quoted(name) + " (size " +
                 format_bytes(a.size) + ")");
@@ -106,6 +110,13 @@ void TraceChecker::check_copy(const Event& e, std::size_t index, const TraceRead
 
 void TraceChecker::check_event(const Event& e, std::size_t index, const TraceReader& reader) {
   const NameTable& names = reader.names();
+  const bool names_stream = e.kind == EventKind::kKernelBegin || e.kind == EventKind::kPrefetch ||
+                            e.kind == EventKind::kEventRecord || e.kind == EventKind::kEventWait ||
+                            (e.kind == EventKind::kSync && e.sync_scope() == SyncScope::kStream);
+  if (names_stream && e.stream >= kModelStreams)
+    problem(Severity::kError, reader, index,
+            "stream " + std::to_string(e.stream) + " is beyond the " + std::to_string(kModelStreams) +
+                " streams the model supports");
   switch (e.kind) {
     case EventKind::kAlloc: {
       check_host_side(e, index, reader);
@@ -116,7 +127,11 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
                 "allocation " + quoted(name) + " is already live (allocated at " + a.where + "); free it first");
         return;
       }
+      // The model refuses these too (sim/engine.cc): check rejects what replay would.
       if (e.length == 0) problem(Severity::kError, reader, index, "allocation " + quoted(name) + " has size 0");
+      if (!checked_round_up(e.length, kPageSize))
+        problem(Severity::kError, reader, index,
+                "allocation " + quoted(name) + " is too large: its size does not round up to whole 4KiB pages in 64 bits");
       const AllocKind kind = e.alloc_kind();
       if (kind == AllocKind::kDevice && !e.processor.is_gpu())
         problem(Severity::kError, reader, index,

@@ -265,5 +265,34 @@ TEST_F(PlanTest, CopiesOutsideTheirAllocationOrBetweenHostMemoriesFail) {
   }
 }
 
+TEST_F(PlanTest, OverflowingSizesAreErrorsNotWraps) {
+  // A size that does not round up to whole pages in 64 bits.
+  EXPECT_EQ(error_of(alloc("A", ~0ull)),
+            "t.umt:1: allocation 'A' is too large: its size does not round up to whole 4KiB pages in 64 bits");
+  // More pages than an access entry can index (2^50).
+  EXPECT_EQ(error_of(alloc("B", (1ull << 62) + 4096)),
+            "t.umt:2: allocation 'B' has more pages than the backend's access list can index (1125899906842624)");
+  // Live managed memory past 2^64 bytes.
+  add(alloc("C", 1ull << 62));
+  add(alloc("D", 1ull << 62));
+  add(alloc("E", 1ull << 62));
+  EXPECT_EQ(error_of(alloc("F", 1ull << 62)), "t.umt:6: allocation 'F' takes the live managed memory past 2^64 bytes");
+  // An access whose end wraps past 2^64 is outside, not inside.
+  EXPECT_EQ(error_of(access(false, "C", AccessType::kRead, ~0ull, 2)),
+            "t.umt:7: range [18446744073709551615, +2) lies outside allocation 'C' of 4611686018427387904 bytes");
+}
+
+TEST_F(PlanTest, TheAccessListLimitSeesHugeCountsWithoutWrapping) {
+  add(alloc("A", 1ull << 30));
+  add(kernel("k"));
+  // 2^18 pages x (2^32 - 1) passes: past 2^49 entries, refused before any is made.
+  EXPECT_NE(error_of(access(true, "A", AccessType::kRead, 0, 1ull << 30, 0, 0xffffffffu))
+                .find("the kernels touch more than 268435456 pages in total"),
+            std::string::npos);
+  add(ev(EventKind::kKernelEnd));
+  add(access(false, "A", AccessType::kRead, 0, 1ull << 30, 0, 0xffffffffu));
+  EXPECT_EQ(builder.finish().cpu_page_touches, (1ull << 18) * 0xffffffffull);
+}
+
 }  // namespace
 }  // namespace umsim::hip

@@ -17,9 +17,43 @@ Plan plan_with(std::uint64_t managed, std::uint64_t device = 0) {
   return p;
 }
 
+// The backend's own buffers with an empty access list: one entry, 4096 bases, the sink.
+constexpr std::uint64_t kBackendBytes = 8 + 4096 * 8 + 4;
+
 TEST(SafetyTest, AcceptsUpToHalfOfFreeMemory) {
-  EXPECT_NO_THROW(check_footprint(plan_with(8 * GiB), {16 * GiB, 80 * GiB}));
+  EXPECT_NO_THROW(check_footprint(plan_with(8 * GiB - kBackendBytes), {16 * GiB, 80 * GiB}));
   EXPECT_EQ(safe_managed_limit(16 * GiB), 8 * GiB);
+}
+
+TEST(SafetyTest, CountsTheBackendsOwnBuffers) {
+  EXPECT_EQ(backend_device_bytes(plan_with(0)), kBackendBytes);
+  EXPECT_THROW(check_footprint(plan_with(8 * GiB - kBackendBytes + 1), {16 * GiB, 80 * GiB}), UnsafeTraceError);
+  // The access list: 8 bytes per entry, here 2^27 entries = 1 GiB.
+  Plan p = plan_with(7 * GiB);
+  p.entries.assign(std::size_t{1} << 27, 0);
+  EXPECT_EQ(backend_device_bytes(p), GiB + 4096 * 8 + 4);
+  try {
+    check_footprint(p, {16 * GiB, 80 * GiB});
+    FAIL() << "expected a refusal";
+  } catch (const UnsafeTraceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "big.umt: refusing to replay: managed footprint 7.00 GiB (+ 0.00 GiB device memory, + 1.00 GiB for the "
+              "backend's access list) exceeds 50% of the GPU's free memory (16.00 GiB of 80.00 GiB free, limit 8.00 "
+              "GiB); the backend never oversubscribes a real GPU: study oversubscription with `umsim replay` instead");
+  }
+}
+
+TEST(SafetyTest, RefusesFootprintsWhoseSumOverflows) {
+  try {
+    check_footprint(plan_with(~0ull - 10, 20), {16 * GiB, 80 * GiB});
+    FAIL() << "expected a refusal";
+  } catch (const UnsafeTraceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "big.umt: refusing to replay: managed footprint (18446744073709551605 bytes) plus device memory (20 "
+              "bytes) plus the backend's buffers (32780 bytes) exceeds 2^64 bytes");
+  }
+  // Managed plus device fits, the backend's buffers push it over.
+  EXPECT_THROW(check_footprint(plan_with(~0ull - 40000), {16 * GiB, 80 * GiB}), UnsafeTraceError);
 }
 
 TEST(SafetyTest, RefusesOneByteOverHalfWithAClearMessage) {
@@ -61,7 +95,7 @@ TEST(SafetyTest, RejectsFractionsAboveOneHalfAndZeroFreeMemory) {
   EXPECT_THROW(check_footprint(plan_with(1), {16 * GiB, 80 * GiB}, 0.75), UnsafeTraceError);
   EXPECT_THROW(check_footprint(plan_with(1), {16 * GiB, 80 * GiB}, 0.0), UnsafeTraceError);
   EXPECT_THROW(check_footprint(plan_with(0), {0, 80 * GiB}), UnsafeTraceError);
-  EXPECT_NO_THROW(check_footprint(plan_with(4 * GiB), {16 * GiB, 80 * GiB}, 0.25));
+  EXPECT_NO_THROW(check_footprint(plan_with(4 * GiB - kBackendBytes), {16 * GiB, 80 * GiB}, 0.25));
   EXPECT_THROW(check_footprint(plan_with(4 * GiB + 1), {16 * GiB, 80 * GiB}, 0.25), UnsafeTraceError);
 }
 

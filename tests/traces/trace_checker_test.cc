@@ -31,6 +31,15 @@ TEST(TraceChecker, ExamplesAreClean) {
   }
 }
 
+TEST(TraceChecker, RulesTheModelAppliesToo) {
+  EXPECT_EQ(problems("alloc A 18446744073709551615 managed\ncpu r A+0x7fffffffffffffff len=4KiB\nfree A\n"),
+            Lines{"t.umt:2: error: allocation 'A' is too large: its size does not round up to whole 4KiB pages in 64 "
+                  "bits"});
+  EXPECT_EQ(problems("kernel k gpu=0 stream=1048576\nend\nsync stream=4294967295\n"),
+            (Lines{"t.umt:2: error: stream 1048576 is beyond the 1048576 streams the model supports",
+                   "t.umt:4: error: stream 4294967295 is beyond the 1048576 streams the model supports"}));
+}
+
 TEST(TraceChecker, AccessBeyondTheAllocation) {
   EXPECT_EQ(problems("alloc A 4KiB managed\ncpu w A+4KiB len=1B\nfree A\n"),
             Lines{"t.umt:3: error: CPU access [4KiB, +1B) is outside 'A' (size 4KiB)"});

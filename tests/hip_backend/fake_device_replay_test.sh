@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# umsim-hip replay on a fake device API (no GPU; fake_hip_runtime.cc logs each
+# runtime call): a trace over the safety limit is refused with exit status 3
+# before any allocation, counting the backend's own access list; a trace
+# within the limit goes on to allocate (so the fake really is the runtime).
+set -uo pipefail
+umsim_hip="$1"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+cd "$tmp" || exit 1
+export UMSIM_FAKE_FREE_BYTES=$((1 << 30))  # limit: half, 512 MiB
+
+printf 'umsim-trace 1\nalloc A 768MiB managed\nkernel k gpu=0\n  r A len=4KiB\nend\nfree A\n' >big.umt
+printf 'umsim-trace 1\nalloc A 500MiB managed\nkernel k gpu=0\n  r A len=500MiB count=100\nend\nfree A\n' >list.umt
+printf 'umsim-trace 1\nalloc A 4MiB managed\nkernel k gpu=0\n  r A len=4MiB\nend\nfree A\n' >small.umt
+
+"$umsim_hip" replay big.umt --json big.json >out.txt 2>err.txt
+status=$?
+[[ $status -eq 3 ]] || fail "big.umt: exit $status, expected 3: $(cat err.txt)"
+grep -qxF "umsim-hip: big.umt: refusing to replay: managed footprint 0.75 GiB (+ 0.00 GiB device memory, + 0.00 GiB for the backend's access list) exceeds 50% of the GPU's free memory (1.00 GiB of 2.00 GiB free, limit 0.50 GiB); the backend never oversubscribes a real GPU: study oversubscription with \`umsim replay\` instead" err.txt ||
+  fail "big.umt: refusal message: $(cat err.txt)"
+grep -q "Malloc" err.txt && fail "big.umt: allocated before refusing: $(cat err.txt)"
+[[ -e big.json ]] && fail "big.umt: a result was written"
+
+# 500 MiB fits the 512 MiB limit alone; 100 passes over 128000 pages add a 97.7 MiB access list.
+"$umsim_hip" replay list.umt >out.txt 2>err.txt
+status=$?
+[[ $status -eq 3 ]] || fail "list.umt: exit $status, expected 3: $(cat err.txt)"
+grep -qF "managed footprint 0.49 GiB (+ 0.00 GiB device memory, + 0.10 GiB for the backend's access list) exceeds 50%" err.txt ||
+  fail "list.umt: refusal message: $(cat err.txt)"
+grep -q "Malloc" err.txt && fail "list.umt: allocated before refusing: $(cat err.txt)"
+
+# Within the limit the backend goes on to allocate (the fake refuses that).
+"$umsim_hip" replay small.umt >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "small.umt: exit $status, expected 1: $(cat err.txt)"
+grep -qx "fake hip: hipMalloc" err.txt || fail "small.umt: no allocation reached: $(cat err.txt)"
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures failures"
+  exit 1
+fi
+echo "umsim-hip on the fake device: refusals before allocation checked"
