@@ -60,11 +60,13 @@ hipError_t hipMemcpy(void*, const void*, size_t, hipMemcpyKind) { return called(
 hipError_t hipMemcpyAsync(void*, const void*, size_t, hipMemcpyKind, hipStream_t) { return called("hipMemcpyAsync"); }
 hipError_t hipMemcpyPeerAsync(void*, int, const void*, int, size_t, hipStream_t) { return called("hipMemcpyPeerAsync"); }
 hipError_t hipMemset(void*, int, size_t) { return called("hipMemset"); }
+hipError_t hipMemsetAsync(void*, int, size_t, hipStream_t) { return called("hipMemsetAsync"); }
 hipError_t hipMemAdvise(const void*, size_t, hipMemoryAdvise, int) { return called("hipMemAdvise"); }
 hipError_t hipMemPrefetchAsync(const void*, size_t, int, hipStream_t) { return called("hipMemPrefetchAsync"); }
 hipError_t hipGetDeviceProperties(hipDeviceProp_t*, int) { return called("hipGetDeviceProperties"); }
 hipError_t hipDeviceCanAccessPeer(int*, int, int) { return called("hipDeviceCanAccessPeer"); }
 hipError_t hipDeviceEnablePeerAccess(int, unsigned int) { return called("hipDeviceEnablePeerAccess"); }
+hipError_t hipDeviceDisablePeerAccess(int) { return called("hipDeviceDisablePeerAccess"); }
 hipError_t hipDeviceSynchronize() { return called("hipDeviceSynchronize"); }
 hipError_t hipStreamCreateWithFlags(hipStream_t*, unsigned int) { return called("hipStreamCreateWithFlags"); }
 hipError_t hipStreamDestroy(hipStream_t) { return called("hipStreamDestroy"); }
