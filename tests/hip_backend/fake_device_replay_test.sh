@@ -4,7 +4,7 @@
 # before any allocation, counting the backend's own access list; a trace
 # within the limit goes on to allocate (so the fake really is the runtime).
 set -uo pipefail
-umsim_hip="$1"
+umsim_hip=$(realpath "$1")  # absolute: the test runs in its temporary directory
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }

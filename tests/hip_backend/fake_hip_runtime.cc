@@ -63,7 +63,13 @@ hipError_t hipMemset(void*, int, size_t) { return called("hipMemset"); }
 hipError_t hipMemsetAsync(void*, int, size_t, hipStream_t) { return called("hipMemsetAsync"); }
 hipError_t hipMemAdvise(const void*, size_t, hipMemoryAdvise, int) { return called("hipMemAdvise"); }
 hipError_t hipMemPrefetchAsync(const void*, size_t, int, hipStream_t) { return called("hipMemPrefetchAsync"); }
-hipError_t hipGetDeviceProperties(hipDeviceProp_t*, int) { return called("hipGetDeviceProperties"); }
+hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int) {
+  *prop = hipDeviceProp_t{};
+  std::snprintf(prop->name, sizeof prop->name, "fake device");
+  prop->totalGlobalMem = 2 * free_bytes();
+  prop->multiProcessorCount = 4;
+  return called("hipGetDeviceProperties", hipSuccess);
+}
 hipError_t hipDeviceCanAccessPeer(int*, int, int) { return called("hipDeviceCanAccessPeer"); }
 hipError_t hipDeviceEnablePeerAccess(int, unsigned int) { return called("hipDeviceEnablePeerAccess"); }
 hipError_t hipDeviceDisablePeerAccess(int) { return called("hipDeviceDisablePeerAccess"); }
