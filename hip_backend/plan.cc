@@ -42,6 +42,7 @@ const char* kind_name(AllocKind k) {
     case AllocKind::kDevice: return "device";
     case AllocKind::kPinned: return "pinned";
     case AllocKind::kMapped: return "mapped";
+    case AllocKind::kSystem: return "system";
   }
   return "?";
 }
@@ -116,18 +117,20 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       if (ceil_div(e.length, trace::kPageSize) - 1 > AccessEntry::kMaxPage)
         fail(pos, "allocation '" + name + "' has more pages than the backend's access list can index (" +
                       std::to_string(AccessEntry::kMaxPage + 1) + ")");
-      if (e.op > static_cast<std::uint8_t>(AllocKind::kMapped)) fail(pos, "unknown allocation kind");
+      if (e.op > static_cast<std::uint8_t>(trace::kLastAllocKind)) fail(pos, "unknown allocation kind");
       note_processor(e.processor, pos);
       s.kind = StepKind::kAlloc;
       s.slot = static_cast<std::uint32_t>(plan_.allocations.size());
       s.processor = e.processor;
       plan_.allocations.push_back({name, e.alloc_kind(), e.length, e.processor});
       live_.emplace_back(name, s.slot);
-      Bytes& live = e.alloc_kind() == AllocKind::kManaged  ? live_managed_
-                    : e.alloc_kind() == AllocKind::kDevice ? live_device_
-                                                           : live_host_;
+      // System memory migrates under HMM / XNACK: it counts with managed memory.
+      const AllocKind kind = e.alloc_kind();
+      Bytes& live = kind == AllocKind::kManaged || kind == AllocKind::kSystem ? live_managed_
+                    : kind == AllocKind::kDevice                              ? live_device_
+                                                                              : live_host_;
       const auto sum = checked_add(live, e.length);
-      if (!sum) fail(pos, "allocation '" + name + "' takes the live " + kind_name(e.alloc_kind()) + " memory past 2^64 bytes");
+      if (!sum) fail(pos, "allocation '" + name + "' takes the live " + kind_name(kind) + " memory past 2^64 bytes");
       live = *sum;
       update_peaks();
       break;
@@ -137,7 +140,8 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       s.slot = live_slot(e, names, pos);
       const auto& a = plan_.allocations[s.slot];
       switch (a.kind) {
-        case AllocKind::kManaged: live_managed_ -= a.bytes; break;
+        case AllocKind::kManaged:
+        case AllocKind::kSystem: live_managed_ -= a.bytes; break;
         case AllocKind::kDevice: live_device_ -= a.bytes; break;
         default: live_host_ -= a.bytes; break;
       }
@@ -205,9 +209,9 @@ void PlanBuilder::add(const Event& e, const trace::NameTable& names, const std::
       if (prefetch && e.processor.is_none()) fail(pos, "prefetch needs a destination (to=cpu or to=gpuN)");
       note_processor(e.processor, pos);
       if (!prefetch && e.op > static_cast<std::uint8_t>(trace::Advice::kUnsetAccessedBy)) fail(pos, "unknown advice");
-      if (a.kind != AllocKind::kManaged) {
+      if (a.kind != AllocKind::kManaged && a.kind != AllocKind::kSystem) {
         plan_.warnings.push_back(pos + ": " + (prefetch ? "prefetch" : "advise") + " on " + kind_name(a.kind) +
-                                 " allocation '" + a.name + "' skipped (only managed memory migrates)");
+                                 " allocation '" + a.name + "' skipped (only managed and system memory migrate)");
         return;
       }
       s.op = e.op;

@@ -21,6 +21,8 @@ time is the median over all its repetitions in all files (the same GPU
 calibrated in several sessions). CPU runs come from the last file only.
 
 usage: tune_profile.py PROFILE.toml UMSIM_BINARY CALIBRATION_TRACES_TOOL RAW.json [RAW.json ...]
+The replays use the driver semantics of $UMSIM_VENDOR (default nvidia; e.g.
+amd-xnack-on when tuning an AMD GPU's fault costs, docs/hip_backend.md).
 """
 import concurrent.futures
 import itertools
@@ -32,6 +34,7 @@ import sys
 import tempfile
 
 PAGE = 4096
+VENDOR = os.environ.get("UMSIM_VENDOR", "nvidia")
 
 
 def set_values(toml, values):
@@ -56,7 +59,7 @@ def set_values(toml, values):
 
 def run_sim(umsim, trace, profile, tmp):
     out = os.path.join(tmp, os.path.basename(trace) + ".json")  # one file per trace: runs may be concurrent
-    subprocess.run([umsim, "replay", trace, "--profile", profile, "--json", out, "-q"], check=True)
+    subprocess.run([umsim, "replay", trace, "--profile", profile, "--vendor", VENDOR, "--json", out, "-q"], check=True)
     with open(out) as f:
         return json.load(f)
 

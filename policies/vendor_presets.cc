@@ -18,6 +18,16 @@ const std::vector<VendorPreset>& vendor_presets() {
        "AMD KFD with XNACK off: managed memory is zero-copy host memory mapped by the GPUs unless prefetched",
        {"none", "lru", "zero-copy", "none"},
        sim::VendorSemantics::amd_xnack_off()},
+      {"amd-apu-xnack-on",
+       "AMD MI300A APU with XNACK on (HSA_XNACK=1): one HBM memory for CPU and GPU; managed and system (malloc) "
+       "pages never migrate, a GPU fault maps its 2 MiB window in place, a prefetch only maps",
+       {"none", "lru", "driver", "none"},
+       sim::VendorSemantics::amd_apu_xnack_on()},
+      {"amd-apu-xnack-off",
+       "AMD MI300A APU with XNACK off: managed memory is mapped by the GPU from the start (no faults); a GPU touch "
+       "of system (malloc) memory is a fatal memory access fault",
+       {"none", "lru", "driver", "none"},
+       sim::VendorSemantics::amd_apu_xnack_off()},
   };
   return presets;
 }

@@ -1,5 +1,5 @@
 // Vendor presets: the policy set and engine semantics of each driver, selected
-// with `--vendor nvidia|amd-xnack-on|amd-xnack-off` (or through a profile).
+// with `--vendor nvidia|amd-xnack-on|amd-xnack-off|amd-apu-xnack-on|amd-apu-xnack-off`.
 // Individual --prefetch/--evict/--migrate/--thrashing options override a
 // preset's policy specs.
 #pragma once

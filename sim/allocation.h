@@ -37,7 +37,10 @@ struct Allocation {
     }
   }
 
-  bool managed() const { return kind == trace::AllocKind::kManaged; }
+  // Pages that page-fault and migrate: managed memory, and system memory
+  // (malloc / new), which HMM and AMD's SVM treat alike (a GPU may touch
+  // system memory only where the vendor can fault: not with XNACK off).
+  bool managed() const { return kind == trace::AllocKind::kManaged || kind == trace::AllocKind::kSystem; }
   std::uint32_t pages_in_block(std::uint64_t block) const {
     const std::uint64_t first = block * kPagesPerBlock;
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(kPagesPerBlock, page_count - first));

@@ -19,11 +19,21 @@ void Engine::cpu_access(const Event& e) {
   const AllocSlot slot = slot_of(e.name);
   check_range(a, e);
   if (e.length == 0) return;
-  if (a.kind == trace::AllocKind::kDevice)
+  if (a.kind == trace::AllocKind::kDevice && !vendor_.single_memory_pool)
     throw SimulationError(fmt::format("CPU access to device allocation '{}' (device memory is not CPU-accessible)", a.name));
   const AccessType type = e.access();
   const bool write = type != AccessType::kRead;
   Counters& c = counters();
+  if (a.kind == trace::AllocKind::kDevice) {  // an APU's hipMalloc memory: the same HBM, coherent, no fault
+    const std::uint64_t count = e.count ? e.count : 1;
+    for (std::uint64_t pass = 0; pass < count; ++pass)
+      trace::for_each_page_once(e, [&](std::uint64_t p) {
+        ++a.pages[p].accesses;
+        ++c.accesses;
+        host_now_ += access_ns;
+      });
+    return;
+  }
   auto visit = [&](std::uint64_t p) {
     // A touch costs by the cache lines it covers (a word per page is not a page).
     const Nanos access_ns =

@@ -279,9 +279,11 @@ void Engine::on_alloc(const Event& e) {
   const std::uint64_t regions = ceil_div(a.page_count, pages_per_chunk_);
   switch (a.kind) {
     case trace::AllocKind::kManaged:
+    case trace::AllocKind::kSystem:
       a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
       a.gpu_resident.assign(gpus_.size(), std::vector<PageMask>(a.block_count));
-      if (!vendor_.gpu_faults_migrate) {
+      // (System memory with XNACK off is mapped by no GPU: a GPU touch is fatal.)
+      if (!vendor_.gpu_faults_migrate && a.kind == trace::AllocKind::kManaged) {
         // XNACK off: zero-copy host memory, mapped by every GPU from the start.
         // The CPU maps it only while it holds the data (a prefetch to a GPU unmaps it).
         a.always_mapped = all_gpus;

@@ -235,6 +235,7 @@ class Engine {
   // hints.cc: prefetch and advice
   void on_prefetch(const trace::Event& e);
   void on_advise(const trace::Event& e);
+  void prefetch_in_place(Allocation& a, AllocSlot slot, const trace::Event& e, Processor dest, Nanos& stream_done);
 
   // cpu_access.cc
   void cpu_access(const trace::Event& e);

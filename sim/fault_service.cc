@@ -90,6 +90,9 @@ void Engine::service_fault_batch() {
 
 MigrationDecision Engine::driver_default(const PageState& st, Processor requester, AccessType type) const {
   const bool write = type != AccessType::kRead;
+  // One physical memory: a GPU maps the page where it is (populating it there),
+  // whatever the advice says; nothing migrates.
+  if (vendor_.single_memory_pool && requester.is_gpu()) return {Placement::kMapRemote, Processor::cpu()};
   const Processor preferred = st.preferred >= 0 ? Processor{st.preferred} : Processor::none();
   if (st.copies == 0) {  // first touch: at the preferred location if the requester can map it there
     if (!preferred.is_none() && preferred != requester && accessible(requester, preferred))
@@ -263,7 +266,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   // With no thrashing response in force on the block and no migration policy
   // of its own, an unadvised page takes the driver's default, a migration to
   // the requester: no per-page decide() call.
-  const bool defaults_only = !decide_callbacks_ && bs.pin_until <= now && bs.map_remote_until <= now;
+  const bool defaults_only =
+      !decide_callbacks_ && !vendor_.single_memory_pool && bs.pin_until <= now && bs.map_remote_until <= now;
   for_each_page(faulted, [&](std::uint32_t i) {
     const std::uint64_t page = base + i;
     PageState& st = a.pages[page];
@@ -316,6 +320,20 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
         migrate.set(i);
     }
   }
+  // One physical memory: the fault maps its whole window in place (populating
+  // pages never touched), not only the faulted pages.
+  PageMask window_mapped;
+  if (vendor_.single_memory_pool && vendor_.gpu_fault_window_pages > 1 && remote.any()) {
+    const std::uint32_t n = a.pages_in_block(block);
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (!(a.pages[base + i].mapped & rbit) && !remote.test(i) && (a.pages[base + i].copies & ~kCpuBit) == 0)
+        window_mapped.set(i);
+    if (window_mapped.any()) {
+      if (!(elsewhere_used & kCpuBit)) elsewhere[0].reset();
+      elsewhere[0] |= window_mapped;
+      elsewhere_used |= kCpuBit;
+    }
+  }
   // The prefetch policy runs only when every faulted page goes to one processor.
   PageMask policy_pages;
   if (moving) {
@@ -352,6 +370,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     const Processor dest = first_processor(m);
     now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);
   }
+  for (std::size_t i = window_mapped._Find_first(); i < kPagesPerBlock; i = window_mapped._Find_next(i))
+    a.pages[base + i].mapped |= rbit;
   // The replayed accesses to remotely placed pages go over the new mappings.
   // The faulting touches are gone from the buffer (it keeps pages, not
   // bytes): each is charged the kernel's mean touch so far.

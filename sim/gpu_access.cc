@@ -121,6 +121,12 @@ void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, 
   if (!a.managed())
     throw SimulationError(fmt::format("gpu{} accesses {} allocation '{}' which it cannot map (no peer access)",
                                       kernel_.gpu, trace::to_string(a.kind), a.name));
+  if (!vendor_.gpu_faults_migrate)  // only system memory reaches here with XNACK off
+    throw SimulationError(fmt::format(
+        "gpu{} touches system allocation '{}' (malloc / new) under {}: with XNACK off a GPU page fault is fatal, "
+        "so the real program stops with a memory access fault (run with HSA_XNACK=1 on an XNACK-capable GPU, or "
+        "allocate it with hipMallocManaged / hipHostMalloc, or register it with hipHostRegister)",
+        kernel_.gpu, a.name, vendor_.name));
   ++kernel_counters_.gpu_faults;
   if (st.flags & kInFaultBuffer) {
     if (write) st.flags |= kFaultWrite;  // duplicate entry: coalesced, access type upgraded

@@ -8,6 +8,20 @@ namespace umsim::sim {
 using trace::Advice;
 using trace::Event;
 
+namespace {
+// Calls f(block, base, lo, hi) for every VA block the event's range covers:
+// base is the block's first page, [lo, hi) the range's pages in it.
+template <class F>
+void for_each_range_block(const Event& e, F&& f) {
+  const std::uint64_t first = e.offset / kPageSize;
+  const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
+  for (std::uint64_t block = first / kPagesPerBlock; block <= last / kPagesPerBlock; ++block) {
+    const std::uint64_t base = block * kPagesPerBlock;
+    f(block, base, std::max(first, base), std::min(last + 1, base + kPagesPerBlock));
+  }
+}
+}  // namespace
+
 void Engine::on_prefetch(const Event& e) {
   Allocation& a = checked_alloc(e, "prefetch");
   const AllocSlot slot = slot_of(e.name);
@@ -18,16 +32,12 @@ void Engine::on_prefetch(const Event& e) {
   Nanos& stream_done = stream_ready(e.stream);
   if (dest.is_gpu()) stream_gpu_[e.stream] = static_cast<std::int16_t>(dest.gpu_index());
   if (!a.managed() || e.length == 0) return;  // only managed memory migrates
+  if (vendor_.single_memory_pool) return prefetch_in_place(a, slot, e, dest, stream_done);
   const ProcessorMask dbit = processor_bit(dest);
   Nanos t = std::max(host_now_, stream_done) + profile_.prefetch_call_ns;
   Nanos done = t;
   Bytes moved = 0;
-  const std::uint64_t first = e.offset / kPageSize;
-  const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
-  for (std::uint64_t block = first / kPagesPerBlock; block <= last / kPagesPerBlock; ++block) {
-    const std::uint64_t base = block * kPagesPerBlock;
-    const std::uint64_t lo = std::max(first, base);
-    const std::uint64_t hi = std::min(last + 1, base + kPagesPerBlock);
+  for_each_range_block(e, [&](std::uint64_t block, std::uint64_t base, std::uint64_t lo, std::uint64_t hi) {
     PageMask migrate, duplicate;
     bool from_peers_only = dest.is_gpu();  // every page comes from another GPU's copy
     for (std::uint64_t p = lo; p < hi; ++p) {
@@ -38,7 +48,7 @@ void Engine::on_prefetch(const Event& e) {
       else migrate.set(p - base);
       if (!st.copies || !copy_source(st.copies, dest).is_gpu()) from_peers_only = false;
     }
-    if (migrate.none() && duplicate.none()) continue;
+    if (migrate.none() && duplicate.none()) return;
     // Driver work per block; the copies queue on the copy engines.
     t += from_peers_only   ? profile_.prefetch_peer_block_ns()
          : duplicate.any() ? profile_.prefetch_duplicate_block_ns()
@@ -50,8 +60,32 @@ void Engine::on_prefetch(const Event& e) {
     bs.ready_at = std::max(bs.ready_at, end);
     latest_ready_ = std::max(latest_ready_, end);
     done = std::max(done, end);
-  }
+  });
   counters().bytes_prefetched += moved;
+  stream_done = done;
+}
+
+// One physical memory (APU): the driver's best prefetch location is that memory,
+// so a prefetch populates the range's untouched pages there and maps the range
+// on the destination GPU, per VA block, without copying anything.
+void Engine::prefetch_in_place(Allocation& a, AllocSlot slot, const Event& e, Processor dest, Nanos& stream_done) {
+  const ProcessorMask dbit = processor_bit(dest);
+  Nanos t = std::max(host_now_, stream_done);
+  Nanos done = t;
+  for_each_range_block(e, [&](std::uint64_t block, std::uint64_t base, std::uint64_t lo, std::uint64_t hi) {
+    PageMask pages;
+    for (std::uint64_t p = lo; p < hi; ++p)
+      if (!a.pages[p].copies || !(a.pages[p].mapped & dbit)) pages.set(p - base);
+    if (pages.none()) return;
+    t += profile_.prefetch_va_block_ns;
+    const Nanos end = move_pages(slot, block, pages, Processor::cpu(), false, t);
+    for (std::size_t i = pages._Find_first(); i < kPagesPerBlock; i = pages._Find_next(i))
+      a.pages[base + i].mapped |= dbit;
+    BlockState& bs = a.blocks[block];
+    bs.ready_at = std::max(bs.ready_at, end);
+    latest_ready_ = std::max(latest_ready_, end);
+    done = std::max(done, end);
+  });
   stream_done = done;
 }
 

@@ -197,7 +197,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
   const std::uint64_t base = block * kPagesPerBlock;
   const ProcessorMask dbit = processor_bit(dest);
   Nanos t = ready;  // evictions to make room happen first, synchronously
-  std::uint64_t zero_filled = 0;  // pages populated on a GPU destination
+  std::uint64_t zero_filled = 0;  // pages populated on a GPU destination (or in an APU's one memory)
   Processor run_from = Processor::none();
   std::uint64_t run_end = 0;
   Bytes run = 0;
@@ -245,7 +245,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
     } else {
       flush();  // first touch: populated (zero-filled) at the destination, nothing copied
       a.mark_populated(page);
-      if (dest.is_gpu()) ++zero_filled;
+      if (dest.is_gpu() || vendor_.single_memory_pool) ++zero_filled;
     }
     st.copies |= dbit;
     st.mapped = mappings_for(a, st);
@@ -260,7 +260,8 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
   });
   flush();
   Nanos done = issue_copies(copy_batches_, t, transferred);
-  // The GPU zero-fills the pages it populates (in parallel with the copies).
+  // The GPU zero-fills the pages it populates (in parallel with the copies); on
+  // an APU, the fault service zero-fills pages it populates in the shared memory.
   if (zero_filled && profile_.populate_gbps > 0)
     done = std::max(done, t + static_cast<Nanos>(std::ceil(static_cast<double>(zero_filled * kPageSize) /
                                                            profile_.populate_gbps)));

@@ -35,6 +35,13 @@ struct VendorSemantics {
   // prefetch policy adds more); 512 = its whole 2 MiB window (AMD SVM).
   std::uint32_t gpu_fault_window_pages = 1;
   std::uint32_t cpu_fault_window_pages = 1;
+  // One physical memory shared by the CPU and the GPUs (AMD MI300A APU): managed
+  // and system pages live in it (the model's CPU copy) and never migrate. A GPU
+  // fault maps its page in place (populating it there on first touch), with the
+  // whole fault window; a prefetch to a GPU only maps. kfd_svm.c: on an APU the
+  // best restore and prefetch location is system memory (0), and no device-private
+  // zone exists to migrate into.
+  bool single_memory_pool = false;
 
   static VendorSemantics nvidia() { return {}; }
   static VendorSemantics amd_xnack_on() {
@@ -53,6 +60,22 @@ struct VendorSemantics {
     return v;
   }
 
+  // MI300A with HSA_XNACK=1: GPU faults map in place, 2 MiB windows.
+  static VendorSemantics amd_apu_xnack_on() {
+    VendorSemantics v = amd_xnack_on();
+    v.name = "amd-apu-xnack-on";
+    v.single_memory_pool = true;
+    return v;
+  }
+  // MI300A with XNACK off: managed memory is mapped by every GPU from the start
+  // (no GPU faults); system memory cannot be touched by a GPU at all.
+  static VendorSemantics amd_apu_xnack_off() {
+    VendorSemantics v = amd_xnack_off();
+    v.name = "amd-apu-xnack-off";
+    v.single_memory_pool = true;
+    return v;
+  }
+
   nlohmann::ordered_json to_json() const {
     nlohmann::ordered_json j;
     j["name"] = name;
@@ -63,6 +86,7 @@ struct VendorSemantics {
     j["gpu_faults_migrate"] = gpu_faults_migrate;
     j["gpu_fault_window_pages"] = gpu_fault_window_pages;
     j["cpu_fault_window_pages"] = cpu_fault_window_pages;
+    if (single_memory_pool) j["single_memory_pool"] = true;  // left out otherwise: older results unchanged
     return j;
   }
 };

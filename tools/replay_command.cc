@@ -123,7 +123,7 @@ void setup(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--gpu-mem", o->gpu_mem, "GPU memory per GPU, overriding the profile: a size (16GiB) or an oversubscription of the trace's footprint (150%)");
   cmd->add_option("--gpus", o->gpus, "number of GPUs, overriding the profile")->check(CLI::Range(1, 15));
-  cmd->add_option("--vendor", o->policy.vendor, "driver semantics and default policies: nvidia, amd-xnack-on, amd-xnack-off")
+  cmd->add_option("--vendor", o->policy.vendor, "driver semantics and default policies: nvidia, amd-xnack-on, amd-xnack-off, amd-apu-xnack-on, amd-apu-xnack-off")
       ->capture_default_str();
   cmd->add_option("--prefetch", o->policy.prefetch, "prefetch policy spec, e.g. tree:threshold=51 (see `umsim policies`)");
   cmd->add_option("--evict", o->policy.evict, "eviction policy spec, e.g. lru");

@@ -325,7 +325,7 @@ std::size_t BinaryReader::read(std::span<Event> out) {
           break;
         }
         case EventKind::kAlloc:
-          if (op > static_cast<int>(AllocKind::kMapped)) UMSIM_FAIL("allocation kind " + std::to_string(op) + " out of range");
+          if (op > static_cast<int>(kLastAllocKind)) UMSIM_FAIL("allocation kind " + std::to_string(op) + " out of range");
           e.op = op;
           UMSIM_NAME(a);
           e.name = static_cast<NameId>(a);

@@ -54,12 +54,13 @@ const char* to_string(AllocKind k) {
     case AllocKind::kDevice: return "device";
     case AllocKind::kPinned: return "pinned";
     case AllocKind::kMapped: return "mapped";
+    case AllocKind::kSystem: return "system";
   }
   return "unknown";
 }
 
 std::optional<AllocKind> parse_alloc_kind(std::string_view name) {
-  for (AllocKind k : {AllocKind::kManaged, AllocKind::kDevice, AllocKind::kPinned, AllocKind::kMapped})
+  for (AllocKind k : {AllocKind::kManaged, AllocKind::kDevice, AllocKind::kPinned, AllocKind::kMapped, AllocKind::kSystem})
     if (name == to_string(k)) return k;
   return std::nullopt;
 }

@@ -60,7 +60,10 @@ enum class CopyKind : std::uint8_t {
 // Set in the op of a copy or memset issued asynchronously on its stream.
 inline constexpr std::uint8_t kAsyncBit = 8;
 inline constexpr std::uint8_t kCopyKindMask = 7;
-enum class AllocKind : std::uint8_t { kManaged, kDevice, kPinned, kMapped };
+// kSystem: memory from the system allocator (malloc / new / mmap), which a GPU
+// reaches only through HMM / XNACK page faults (or not at all with XNACK off).
+enum class AllocKind : std::uint8_t { kManaged, kDevice, kPinned, kMapped, kSystem };
+inline constexpr AllocKind kLastAllocKind = AllocKind::kSystem;
 enum class Advice : std::uint8_t {
   kSetReadMostly,
   kUnsetReadMostly,

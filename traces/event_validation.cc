@@ -24,7 +24,7 @@ bool takes_processor(const Event& e) {
 const char* event_problem(const Event& e) {
   switch (e.kind) {
     case EventKind::kAlloc:
-      if (e.op > static_cast<int>(AllocKind::kMapped)) return "allocation kind out of range";
+      if (e.op > static_cast<int>(kLastAllocKind)) return "allocation kind out of range";
       return nullptr;
     case EventKind::kKernelBegin:
       if (!e.processor.is_gpu()) return "a kernel must run on a GPU";

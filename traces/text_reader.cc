@@ -240,13 +240,13 @@ struct Fields {
   } while (0)
 
 void TextReader::parse_alloc(Tokens& t, Event* e) {
-  if (t.size < 4) fail("alloc needs a name, a size and a kind: alloc NAME SIZE managed|device|pinned|mapped [on=PROC]");
+  if (t.size < 4) fail("alloc needs a name, a size and a kind: alloc NAME SIZE managed|device|pinned|mapped|system [on=PROC]");
   e->kind = EventKind::kAlloc;
   e->name = parse_name(t.tok[1]);
   e->length = bytes_value("allocation size", t.tok[2]);
   const std::string_view kind = t.tok[3];
   const std::optional<AllocKind> parsed = parse_alloc_kind(kind);
-  if (!parsed) fail("unknown allocation kind '" + shorten(kind) + "' (expected managed, device, pinned or mapped)");
+  if (!parsed) fail("unknown allocation kind '" + shorten(kind) + "' (expected managed, device, pinned, mapped or system)");
   e->op = static_cast<std::uint8_t>(*parsed);
   Fields<1> f;
   UMSIM_PARSE_FIELDS(t, 4, "alloc", f, "on");

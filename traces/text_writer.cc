@@ -95,7 +95,7 @@ std::string TextWriter::format_event(const Event& e, std::string_view name, std:
   std::string s;
   switch (e.kind) {
     case EventKind::kAlloc:
-      if (e.op > static_cast<int>(AllocKind::kMapped)) unwritable(e, "allocation kind " + std::to_string(e.op));
+      if (e.op > static_cast<int>(kLastAllocKind)) unwritable(e, "allocation kind " + std::to_string(e.op));
       s = "alloc " + checked_name(e, name) + " " + format_bytes(e.length) + " " + to_string(e.alloc_kind());
       if (!e.processor.is_none()) s += " on=" + to_string(e.processor);
       return s;

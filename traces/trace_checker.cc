@@ -136,7 +136,8 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
       if (kind == AllocKind::kDevice && !e.processor.is_gpu())
         problem(Severity::kError, reader, index,
                 "device allocation " + quoted(name) + " needs on=gpuN (device memory lives on one GPU)");
-      if ((kind == AllocKind::kPinned || kind == AllocKind::kMapped) && e.processor.is_gpu())
+      if ((kind == AllocKind::kPinned || kind == AllocKind::kMapped || kind == AllocKind::kSystem) &&
+          e.processor.is_gpu())
         problem(Severity::kError, reader, index,
                 std::string(to_string(kind)) + " allocation " + quoted(name) + " lives in host memory, not on " +
                     to_string(e.processor));
@@ -200,10 +201,10 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
       check_host_side(e, index, reader);
       const char* what = e.kind == EventKind::kPrefetch ? "prefetch" : "advise";
       const Allocation* a = check_range(e, index, reader, what);
-      if (a != nullptr && a->kind != AllocKind::kManaged)
+      if (a != nullptr && a->kind != AllocKind::kManaged && a->kind != AllocKind::kSystem)
         problem(Severity::kError, reader, index,
                 std::string(what) + " of " + to_string(a->kind) + " allocation " + quoted(names.name(e.name)) +
-                    " (only managed memory takes prefetches and advice)");
+                    " (only managed and system memory take prefetches and advice)");
       if (e.length == 0) problem(Severity::kWarning, reader, index, std::string("zero-length ") + what);
       return;
     }

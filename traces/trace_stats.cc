@@ -57,7 +57,7 @@ void StatsCollector::on_event(const Event& e, std::size_t index, const TraceRead
       stats_.total_allocated_bytes += e.length;
       live_bytes_ += e.length;
       stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
-      if (e.alloc_kind() == AllocKind::kManaged) {
+      if (e.alloc_kind() == AllocKind::kManaged || e.alloc_kind() == AllocKind::kSystem) {
         live_managed_bytes_ += e.length;
         stats_.peak_live_managed_bytes = std::max(stats_.peak_live_managed_bytes, live_managed_bytes_);
       }
@@ -73,7 +73,7 @@ void StatsCollector::on_event(const Event& e, std::size_t index, const TraceRead
       live_[idx]->live = false;
       a.freed = true;
       live_bytes_ -= a.size;
-      if (a.kind == AllocKind::kManaged) live_managed_bytes_ -= a.size;
+      if (a.kind == AllocKind::kManaged || a.kind == AllocKind::kSystem) live_managed_bytes_ -= a.size;
       return;
     }
     case EventKind::kKernelBegin:

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <vector>
 
 #include "hip_backend/gpu/gpu_api.h"
 #include "hip_backend/gpu/touch_kernels.h"
 #include "hip_backend/gpu/um_counter_source.h"
+#include "hip_backend/xnack_state.h"
 #include "traces/page_touch.h"
 
 namespace umsim::hip {
@@ -283,6 +285,12 @@ class Runner {
         UMSIM_GPU_CHECK(hipSetDevice(a.placement.is_gpu() ? a.placement.gpu_index() : 0));
         UMSIM_GPU_CHECK(hipMalloc(&dev, a.bytes));
         break;
+      case AllocKind::kSystem:
+        // malloc memory: a GPU reaches it only through HMM / XNACK page faults.
+        host = std::aligned_alloc(4096, (a.bytes + 4095) / 4096 * 4096);
+        if (!host) throw std::runtime_error("cannot allocate " + std::to_string(a.bytes) + " bytes of system memory");
+        dev = host;
+        break;
       case AllocKind::kPinned:
       case AllocKind::kMapped:
         UMSIM_GPU_CHECK(hipHostMalloc(&host, a.bytes, a.kind == AllocKind::kMapped ? hipHostMallocMapped
@@ -305,6 +313,8 @@ class Runner {
     const PlanAllocation& a = plan_.allocations[slot];
     if (a.kind == AllocKind::kManaged || a.kind == AllocKind::kDevice) {
       if (dev_ptrs_[slot]) UMSIM_GPU_CHECK(hipFree(dev_ptrs_[slot]));
+    } else if (a.kind == AllocKind::kSystem) {
+      std::free(host_ptrs_[slot]);
     } else if (host_ptrs_[slot]) {
       UMSIM_GPU_CHECK(hipHostFree(host_ptrs_[slot]));
     }
@@ -549,6 +559,12 @@ nlohmann::ordered_json describe_gpu(int device) {
   j["driver_version"] = driver;
   j["runtime_version"] = runtime;
   j["platform"] = UMSIM_NVIDIA ? "nvidia" : "amd";
+#if !UMSIM_NVIDIA
+  // XNACK decides the AMD semantics (docs/hip_backend.md): the device's mode
+  // from its target id, HSA_XNACK as this process saw it, and the matching
+  // `umsim replay --vendor` preset.
+  j["xnack"] = xnack_json(prop.gcnArchName, std::getenv("HSA_XNACK"), prop.integrated != 0);
+#endif
   return j;
 }
 

@@ -101,6 +101,22 @@ TEST(Profile, CheckedInH200Loads) {
   EXPECT_LT(p.h2d.curve.gbps_at(4096), 5.0);
 }
 
+// The AMD profiles hold their sources' numbers (docs/profiles.md, [S1]-[S3]).
+TEST(Profile, AmdProfilesHoldTheirPublishedValues) {
+  const HardwareProfile apu = load_profile_file("profiles/mi300a.toml");
+  EXPECT_EQ(apu.gpu_memory, 118'000'000'000ull);           // LLNL: 118 GB per SPX APU
+  EXPECT_DOUBLE_EQ(apu.gpu_access_gbps, 3339.0);          // 63% of 5.3 TB/s (BabelStream Triad, SPX)
+  EXPECT_DOUBLE_EQ(apu.remote_gpu_to_host_gbps, 2904.0);  // 4 KB pages ~15% slower (LLNL)
+  const HardwareProfile gcd = load_profile_file("profiles/mi250x.toml");
+  EXPECT_EQ(gcd.gpu_memory, 64ull << 30);                 // 64 GB HBM2E per GCD (OLCF)
+  EXPECT_DOUBLE_EQ(gcd.h2d.curve.peak_gbps, 36.0);        // Infinity Fabric CPU-GCD peak (OLCF)
+  EXPECT_DOUBLE_EQ(gcd.remote_gpu_to_host_gbps, 36.0);
+  const HardwareProfile x = load_profile_file("profiles/mi300x.toml");
+  EXPECT_EQ(x.gpu_memory, 192ull << 30);
+  const HardwareProfile vii = load_profile_file("profiles/radeon-vii.toml");
+  EXPECT_DOUBLE_EQ(vii.remote_gpu_to_host_gbps, 15.75);  // PCIe 3.0 x16 line rate
+}
+
 // The shipping default holds the values calibrated on an H200
 // (profiles/raw/h200-pcie5/fit_values.txt, calibration session 8): 51.25 GB/s
 // peak host-to-GPU, 16.5 GB/s GPU-to-host, 49.14 GB/s remote reads in 64-byte

@@ -103,6 +103,8 @@ TEST(RandomTraces, InvariantsHoldEverywhere) {
       {"nvidia", 6_MiB, "sequential", "lru:granularity=4KiB", "driver"},
       {"amd-xnack-on", 8_MiB, "amd-window", "lru", "none"},
       {"amd-xnack-off", 16_MiB, "none", "clock", "none"},
+      {"amd-apu-xnack-on", 8_MiB, "none", "lru", "none"},
+      {"amd-apu-xnack-off", 8_MiB, "none", "fifo", "none"},
       {"nvidia", 10_MiB, "stride", "belady", "driver"},
   };
   int runs = 0;
@@ -119,9 +121,12 @@ TEST(RandomTraces, InvariantsHoldEverywhere) {
         return p;
       };
       auto o = options_for(round_profile(gpus), c.gpu_memory);
-      o.vendor = std::string(c.vendor) == "nvidia"         ? VendorSemantics::nvidia()
-                 : std::string(c.vendor) == "amd-xnack-on" ? VendorSemantics::amd_xnack_on()
-                                                           : VendorSemantics::amd_xnack_off();
+      const std::string vendor = c.vendor;
+      o.vendor = vendor == "nvidia"              ? VendorSemantics::nvidia()
+                 : vendor == "amd-xnack-on"      ? VendorSemantics::amd_xnack_on()
+                 : vendor == "amd-xnack-off"     ? VendorSemantics::amd_xnack_off()
+                 : vendor == "amd-apu-xnack-on"  ? VendorSemantics::amd_apu_xnack_on()
+                                                 : VendorSemantics::amd_apu_xnack_off();
       Result r;
       try {
         r = replay(t, o, make());
@@ -140,6 +145,10 @@ TEST(RandomTraces, InvariantsHoldEverywhere) {
       EXPECT_EQ(sum, r.total) << "seed " << seed;
       EXPECT_LE(r.total.bytes_evicted, r.total.bytes_d2h) << "seed " << seed;
       EXPECT_LE(r.total.gpu_fault_pages, r.total.gpu_faults) << "seed " << seed;
+      if (vendor.rfind("amd-apu", 0) == 0) {  // one memory: nothing ever moves, the CPU never faults
+        EXPECT_EQ(r.total.bytes_h2d + r.total.bytes_d2h + r.total.bytes_peer, 0u) << "seed " << seed << " " << vendor;
+        EXPECT_EQ(r.total.cpu_faults, 0u) << "seed " << seed << " " << vendor;
+      }
       EXPECT_EQ(to_json(r).dump(), to_json(replay(t, o, make())).dump()) << "seed " << seed;
     }
   }

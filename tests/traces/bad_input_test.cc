@@ -48,9 +48,10 @@ const TextCase kTextCases[] = {
      "<memory>:2: bad compute=: unknown unit 'min' in '5min' (expected ns, us, ms or s)"},
     {"missing_field", "umsim-trace 1\nkernel k stream=1\n", "<memory>:2: kernel needs gpu=N"},
     {"missing_alloc_kind", "umsim-trace 1\nalloc A 4KiB\n",
-     "<memory>:2: alloc needs a name, a size and a kind: alloc NAME SIZE managed|device|pinned|mapped [on=PROC]"},
+     "<memory>:2: alloc needs a name, a size and a kind: alloc NAME SIZE managed|device|pinned|mapped|system "
+     "[on=PROC]"},
     {"unknown_alloc_kind", "umsim-trace 1\nalloc A 4KiB shared\n",
-     "<memory>:2: unknown allocation kind 'shared' (expected managed, device, pinned or mapped)"},
+     "<memory>:2: unknown allocation kind 'shared' (expected managed, device, pinned, mapped or system)"},
     {"unknown_field", "umsim-trace 1\nalloc A 4KiB managed\ncpu r A size=4KiB\n",
      "<memory>:3: unexpected 'size=4KiB' in access line (expected len=, stride=, count=)"},
     {"field_twice", "umsim-trace 1\nalloc A 4KiB managed\ncpu r A len=4 len=8\n",

@@ -95,10 +95,20 @@ TEST(TraceChecker, AllocationRules) {
 TEST(TraceChecker, MemoryKindRules) {
   EXPECT_EQ(problems("alloc D 4KiB device on=gpu0\ncpu r D\nprefetch D to=cpu\nadvise D readmostly\nfree D\n"),
             (Lines{"t.umt:3: error: CPU access to device memory 'D' (not accessible from the host)",
-                   "t.umt:4: error: prefetch of device allocation 'D' (only managed memory takes prefetches and "
-                   "advice)",
-                   "t.umt:5: error: advise of device allocation 'D' (only managed memory takes prefetches and "
-                   "advice)"}));
+                   "t.umt:4: error: prefetch of device allocation 'D' (only managed and system memory take "
+                   "prefetches and advice)",
+                   "t.umt:5: error: advise of device allocation 'D' (only managed and system memory take "
+                   "prefetches and advice)"}));
+  // System (malloc) memory takes hints (HMM / XNACK) but never lives on a GPU.
+  EXPECT_EQ(problems("alloc S 4KiB system
+prefetch S to=gpu0
+advise S readmostly
+free S
+"), Lines{});
+  EXPECT_EQ(problems("alloc S 4KiB system on=gpu0
+free S
+"),
+            (Lines{"t.umt:2: error: system allocation 'S' lives in host memory, not on gpu0"}));
 }
 
 TEST(TraceChecker, EventsMustBeRecordedBeforeWaitedOn) {
