@@ -100,14 +100,8 @@ TEST(TraceChecker, MemoryKindRules) {
                    "t.umt:5: error: advise of device allocation 'D' (only managed and system memory take "
                    "prefetches and advice)"}));
   // System (malloc) memory takes hints (HMM / XNACK) but never lives on a GPU.
-  EXPECT_EQ(problems("alloc S 4KiB system
-prefetch S to=gpu0
-advise S readmostly
-free S
-"), Lines{});
-  EXPECT_EQ(problems("alloc S 4KiB system on=gpu0
-free S
-"),
+  EXPECT_EQ(problems("alloc S 4KiB system\nprefetch S to=gpu0\nadvise S readmostly\nfree S\n"), Lines{});
+  EXPECT_EQ(problems("alloc S 4KiB system on=gpu0\nfree S\n"),
             (Lines{"t.umt:2: error: system allocation 'S' lives in host memory, not on gpu0"}));
 }
 
