@@ -50,7 +50,8 @@ Engine::CopySide Engine::copy_side(AllocSlot slot, const Event& range, int gpu, 
     case AllocKind::kDevice: return CopySide{a.home};
     case AllocKind::kPinned:
     case AllocKind::kMapped: return CopySide{Processor::cpu()};
-    case AllocKind::kManaged: break;
+    case AllocKind::kManaged:
+    case AllocKind::kSystem: break;  // system memory migrates as managed memory does under HMM / XNACK
   }
   if (!vendor_.gpu_faults_migrate) return CopySide{Processor::cpu()};  // XNACK off: zero-copy host memory
   // The copy engine reaches managed memory through the GPU's page tables, and
