@@ -257,4 +257,16 @@ std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   return out;
 }
 
+// ---- compute beside faults (gpu.fault_compute_overlap) ----
+
+BuiltTrace compute_overlap_trace(Bytes bytes, trace::Nanos compute_ns) {
+  TraceBuilder b;
+  for (const char* name : {"R", "F", "G"}) b.alloc(name, bytes).cpu_write(name);
+  b.prefetch("R", Processor::gpu(0)).sync();
+  b.phase("compute_only").kernel("compute_only", 0, compute_ns).read("R").end().sync();
+  b.phase("faults_only").kernel("faults_only", 0, 0).read("F").end().sync();
+  b.phase("both").kernel("both", 0, compute_ns).read("G").end().sync();
+  return b.free("R").free("F").free("G").build();
+}
+
 }  // namespace umsim::hip

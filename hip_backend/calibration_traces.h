@@ -112,4 +112,14 @@ std::vector<std::pair<std::string, trace::BuiltTrace>> tuner_traces();
 constexpr trace::Bytes kCpuRunBytes = trace::Bytes{256} << 20;
 constexpr trace::Bytes kReadMostlyRunBytes = trace::Bytes{256} << 20;
 
+// ---- compute beside faults (gpu.fault_compute_overlap) ----
+// Three kernels on one GPU, each over its own CPU-written buffer of `bytes`:
+// "compute_only" (prefetched: resident accesses + `compute_ns`),
+// "faults_only" (demand faults, no compute) and "both" (demand faults +
+// `compute_ns`). hip_backend/compute_overlap_fit.h turns their times into
+// the fraction of the work that runs while the faults are serviced.
+trace::BuiltTrace compute_overlap_trace(trace::Bytes bytes, trace::Nanos compute_ns);
+constexpr trace::Bytes kComputeOverlapBytes = trace::Bytes{128} << 20;
+constexpr trace::Nanos kComputeOverlapNs = 5000000;  // about the 128 MiB fault stall
+
 }  // namespace umsim::hip

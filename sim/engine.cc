@@ -73,6 +73,8 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   gpus_.reserve(static_cast<std::size_t>(profile_.gpus));
   for (int g = 0; g < profile_.gpus; ++g) gpus_.emplace_back(chunks, profile_);
   fault_buffer_.reserve(batch_limit_);
+  parked_faults_.resize(gpus_.size());
+  timeline_ = !options_.issue_order && !eviction_->needs_future();  // the oracle numbers accesses in trace order
   auto table = [](const LinkProfile& link) {
     std::vector<Nanos> t(kPagesPerBlock + 1, 0);
     for (std::uint32_t k = 1; k <= kPagesPerBlock; ++k) {
@@ -134,12 +136,11 @@ Result Engine::run(trace::TraceReader& reader) {
       for (i = 0; i < n; ++i) {
         const Event& e = buffer[i];
         if (e.kind == EventKind::kGpuAccess) {
-          if (try_plain_hit(e)) continue;
-          if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) read_modify_write(e);
-          else gpu_access(e);
+          if (!kernel_.open) buffer_access(e);  // kernels run on their streams' timeline
+          else kernel_access(e);
         } else {
           dispatch(e);
-          if (options_.check_invariants && !kernel_.open) check_invariants();
+          if (options_.check_invariants && !kernel_.open && !reading_) check_invariants();
         }
       }
       events += n;
@@ -153,8 +154,13 @@ Result Engine::run(trace::TraceReader& reader) {
   } catch (const InvariantViolation& err) {
     throw InvariantViolation(reader.position(i) + ": invariant violated: " + err.what());
   }
-  if (kernel_.open)
-    throw SimulationError(fmt::format("{}: the trace ends inside kernel '{}'", reader.source(), kernel_.name));
+  if (kernel_.open || reading_)
+    throw SimulationError(fmt::format("{}: the trace ends inside kernel '{}'", reader.source(), open_kernel_name()));
+  try {
+    run_streams(true);
+  } catch (const SimulationError& err) {
+    throw SimulationError(reader.source() + ": at the end: " + err.what());
+  }
   close_phase();
   if (options_.check_invariants) check_invariants();
 
@@ -166,10 +172,14 @@ Result Engine::run(trace::TraceReader& reader) {
 }
 
 void Engine::dispatch(const Event& e) {
-  if (kernel_.open && e.kind != EventKind::kKernelEnd)
+  if ((kernel_.open || reading_) && e.kind != EventKind::kKernelEnd)
     throw SimulationError(fmt::format("{} inside kernel '{}' (only GPU accesses and kernel_end may appear there)",
-                                      trace::to_string(e.kind), kernel_.name));
+                                      trace::to_string(e.kind), open_kernel_name()));
   if (e.kind != EventKind::kPhase) phase_.any = true;
+  if (timeline_) {
+    if (is_stream_work(e.kind)) return issue_stream_work(e);
+    run_streams(true);  // the host waits for nothing, but its statement sees every stream's work done
+  }
   switch (e.kind) {
     case EventKind::kAlloc: return on_alloc(e);
     case EventKind::kFree: return on_free(e);
@@ -365,6 +375,11 @@ void Engine::on_free(const Event& e) {
   slot_of_name_[e.name] = kNoSlot;
 }
 
+const std::string& Engine::open_kernel_name() const {
+  if (kernel_.open) return kernel_.name;
+  return names_->name(reading_->queue.back().event.name);
+}
+
 const Allocation* Engine::allocation(std::string_view name) const {
   if (!names_) return nullptr;
   const auto id = names_->find(name);
@@ -433,14 +448,22 @@ void Engine::on_kernel_end() {
   const Nanos access_ns =
       (profile_.gpu_access_gbps > 0 ? remote_ns(local_units * profile_.gpu_access_unit, profile_.gpu_access_gbps) : 0) +
       static_cast<Nanos>(local_touches) * profile_.gpu_access_ns;
-  const Nanos end = kernel_.now + access_ns + kernel_.compute + profile_.gpu_launch_ns;
+  Nanos end = kernel_.now + access_ns + kernel_.compute;
+  if (profile_.gpu_fault_compute_overlap > 0) {
+    // Warps that did not fault keep working while the others' faults are serviced.
+    const Nanos stall = kernel_.now - kernel_.start;
+    end -= static_cast<Nanos>(profile_.gpu_fault_compute_overlap *
+                              static_cast<double>(std::min(stall, access_ns + kernel_.compute)));
+  }
+  end += profile_.gpu_launch_ns;
   c.stall_ns = kernel_.now - kernel_.start;
   c.time_ns = end - kernel_.start;
   stream_ready(kernel_.stream) = end;
   kernel_.open = false;
   ScopeResult r{kernel_.name, kernel_.gpu, kernel_.start, c};
-  if (series_) series_->row("kernel", r, end);
-  result_.kernels.push_back(std::move(r));
+  if (series_) series_->row("kernel", r, end, kernel_.stream);
+  if (kernel_result_slot_ < result_.kernels.size()) result_.kernels[kernel_result_slot_] = std::move(r);
+  else result_.kernels.push_back(std::move(r));
   phase_.result.counters += c;
   phase_.result.counters.time_ns -= c.time_ns;  // phase time is wall time, set when it closes
   if (options_.check_invariants) check_invariants();

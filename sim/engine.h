@@ -8,6 +8,7 @@
 // allocation eviction, the driver's hint-aware migration, no thrashing handling).
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -24,6 +25,7 @@
 #include "sim/prefetch_policy.h"
 #include "sim/profile.h"
 #include "sim/result.h"
+#include "sim/stream_actor.h"
 #include "sim/thrashing_policy.h"
 #include "sim/vendor_semantics.h"
 #include "traces/page_touch.h"
@@ -60,6 +62,10 @@ struct EngineOptions {
   std::function<void(std::uint64_t events)> progress;
   // CSV event series (kernels and phases with their counters); null for none.
   std::ostream* events_csv = nullptr;
+  // Applies every statement in trace order, each kernel whole (the engine
+  // before streams shared one timeline); the default steps the streams in
+  // simulated time (docs/model.md, "Streams on one timeline").
+  bool issue_order = false;
   // Extra resolved configuration (e.g. policy specs) copied into Result::config.
   nlohmann::ordered_json extra_config;
 };
@@ -99,21 +105,6 @@ class Engine {
     CopyEngines h2d, d2h, peer_in;  // copies into / out of this GPU
     Nanos fault_engine_free = 0;    // the GPU's fault servicing is serial
   };
-  struct KernelState {
-    bool open = false;
-    std::string name;
-    int gpu = 0;
-    trace::StreamId stream = 0;
-    Nanos start = 0;
-    Nanos now = 0;        // kernel-local time: start + stalls so far
-    Nanos compute = 0;
-    Bytes remote_host_bytes = 0;   // bytes over remote mappings, in remote.access_unit units
-    Bytes remote_peer_bytes = 0;
-    // Transaction units (gpu.access_unit) the kernel's touches cover, all of
-    // them and those served remotely: the rest are charged at gpu.access_gbps.
-    std::uint64_t touched_units = 0;
-    std::uint64_t remote_touched_units = 0;
-  };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
   };
@@ -136,6 +127,7 @@ class Engine {
 
   // engine.cc: dispatch, time, scopes, results
   void dispatch(const trace::Event& e);
+  const std::string& open_kernel_name() const;
   void on_alloc(const trace::Event& e);
   void on_free(const trace::Event& e);
   void on_kernel_begin(const trace::Event& e);
@@ -158,6 +150,13 @@ class Engine {
 
   // gpu_access.cc: the hot path and the fault buffer
   void gpu_access(const trace::Event& e);
+  // One GPU access of the running kernel: the plain-hit fast path, else the
+  // full one (a read-modify-write's store waits for its load's faults).
+  void kernel_access(const trace::Event& e) {
+    if (try_plain_hit(e)) return;
+    if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) read_modify_write(e);
+    else gpu_access(e);
+  }
   // The plain-hit case of gpu_access, inlined into the replay loop: one pass
   // over one page already here with the needed permission. False: not handled.
   bool try_plain_hit(const trace::Event& e) {
@@ -261,6 +260,36 @@ class Engine {
     return vendor_.peer_migration_through_host ||
            (peers_from_trace_ && !peers_enabled(from.gpu_index(), to.gpu_index()));
   }
+  // stream_scheduler.cc: streams on one timeline (sim/stream_actor.h)
+  static bool is_stream_work(trace::EventKind k);
+  void issue_stream_work(const trace::Event& e);
+  void buffer_access(const trace::Event& e);
+  void close_kernel_issue();
+  StreamActor& actor_of(trace::StreamId s);
+  // Steps the streams in time order until all their work is done (`drain`)
+  // or until the earliest one needs trace input not read yet.
+  void run_streams(bool drain);
+  void step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool limited);
+  bool blocked(const StreamActor& a) const;
+  Nanos actor_time(const StreamActor& a) const;
+  // A running kernel's time per page access, to order the streams (its end is
+  // charged exactly when it ends): a whole page at gpu.access_gbps plus gpu.access_cost.
+  double access_estimate_ns() const {
+    return (profile_.gpu_access_gbps > 0 ? static_cast<double>(kPageSize) / profile_.gpu_access_gbps : 0) +
+           static_cast<double>(profile_.gpu_access_ns);
+  }
+  void start_kernel(StreamActor& a);
+  void finish_kernel(StreamActor& a);
+  void swap_in(StreamActor& a);
+  void swap_out();
+  void batches_done(StreamActor& a);
+  void load_fault_batch(int gpu);
+  bool queued_here(std::uint64_t key) const;
+  void trim_window();
+  void force_window();
+  void run_prefetch(StreamActor& a, const trace::Event& e);
+  // The --events row of the fault batch just serviced (counters since `before`).
+  void series_batch_row(const Counters& before, Nanos start);
 
   // invariant_checker.cc
   void check_allocation(AllocSlot slot, const Allocation& a) const;
@@ -329,6 +358,30 @@ class Engine {
   Scope phase_;
   Nanos last_phase_end_ = 0;  // when the previous phase's work was done
   Result result_;
+
+  // Streams on one timeline (stream_scheduler.cc).
+  bool timeline_ = true;
+  std::deque<StreamActor> actors_;              // stable addresses
+  std::vector<std::uint32_t> actor_index_;       // by stream id; kNoSlot: none yet
+  std::vector<trace::Event> window_;             // buffered GPU accesses of queued kernels
+  std::uint64_t window_base_ = 0;                // window index of window_[0]
+  StreamActor* reading_ = nullptr;               // the kernel whose accesses are being read
+  StreamActor* current_ = nullptr;               // the kernel swapped into kernel_
+  bool running_ahead_ = false;                   // reading_ runs as it is read (alone for long)
+  std::uint64_t issue_order_ = 0;
+  std::size_t queued_work_ = 0;                  // items queued over all streams
+  std::uint32_t running_kernels_ = 0;            // started, not finished
+  std::size_t kernel_result_slot_ = SIZE_MAX;    // Result::kernels index of the kernel ending
+  std::vector<std::uint64_t> record_issued_, record_done_;  // by event NameId: issue order
+  struct ParkedFaults {
+    std::vector<FaultEntry> buffer;
+    std::uint32_t entries = 0;
+  };
+  int fault_gpu_ = 0;                            // GPU whose open batch is in fault_buffer_
+  std::vector<ParkedFaults> parked_faults_;      // by GPU: the others' open batches
+  std::uint32_t parked_fault_entries_ = 0;
+  std::uint32_t swapped_in_entries_ = 0;
+  std::uint64_t swapped_in_batches_ = 0;
 };
 
 }  // namespace umsim::sim

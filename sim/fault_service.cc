@@ -59,7 +59,9 @@ void Engine::group_faults() {
 void Engine::service_fault_batch() {
   if (fault_entries_ == 0) return;
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
-  kernel_.now = std::max(kernel_.now, gpu.fault_engine_free) + profile_.fault_batch_ns;
+  const Counters before = series_ ? kernel_counters_ : Counters{};
+  const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free);
+  kernel_.now = batch_start + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
   if (fault_buffer_.size() == 1) {  // one page (a batch of one, or duplicates of one page): nothing to group
     const std::uint64_t key = fault_buffer_.front().key;
@@ -84,6 +86,7 @@ void Engine::service_fault_batch() {
     service_block(static_cast<AllocSlot>(block_key >> kAllocShift), block_key & kBlockMask, faulted, unique);
   }
   gpu.fault_engine_free = kernel_.now;
+  if (series_) series_batch_row(before, batch_start);
   fault_buffer_.clear();
   fault_entries_ = 0;
 }

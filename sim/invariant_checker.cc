@@ -72,7 +72,7 @@ void Engine::check_allocation(AllocSlot slot, const Allocation& a) const {
       throw InvariantViolation(fmt::format("'{}' page {} is mapped remotely by the CPU, which cannot map GPU memory", a.name, p));
     if (popcount16(st.copies) > 1 && !(st.flags & (kReadMostly | kPolicyDuplicate)))
       throw InvariantViolation(fmt::format("'{}' page {} has {} copies but is not read-mostly", a.name, p, popcount16(st.copies)));
-    if ((st.flags & (kInFaultBuffer | kFaultWrite)) && !kernel_.open)
+    if ((st.flags & (kInFaultBuffer | kFaultWrite)) && !kernel_.open && running_kernels_ == 0)
       throw InvariantViolation(fmt::format("'{}' page {} is left in the fault buffer", a.name, p));
     if (a.kind == trace::AllocKind::kDevice && st.copies != processor_bit(a.home))
       throw InvariantViolation(fmt::format("device allocation '{}' page {} left its GPU", a.name, p));

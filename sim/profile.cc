@@ -201,7 +201,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   p.description = top.string("description");
   {
     TableReader t(top.table("gpu"), "gpu", source);
-    t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_unit", "access_cost", "launch_cost"});
+    t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_unit", "access_cost", "launch_cost",
+            "fault_compute_overlap"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
@@ -211,6 +212,14 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("access_unit")) p.gpu_access_unit = access_unit(t, "access_unit");
     if (t.has("access_cost")) p.gpu_access_ns = t.duration("access_cost");
     if (t.has("launch_cost")) p.gpu_launch_ns = t.duration("launch_cost");
+    if (t.has("fault_compute_overlap")) {
+      const toml::node& n = t.required("fault_compute_overlap");
+      double v = -1;
+      if (n.is_floating_point()) v = n.as_floating_point()->get();
+      else if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
+      if (!(v >= 0 && v <= 1)) t.fail(n, "'gpu.fault_compute_overlap' must be a number from 0 to 1");
+      p.gpu_fault_compute_overlap = v;
+    }
     t.finish();
   }
   {
@@ -339,7 +348,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
               {"access_lanes", p.gpu_access_lanes},
               {"access_unit_bytes", p.gpu_access_unit},
               {"access_cost_ns", p.gpu_access_ns},
-              {"launch_cost_ns", p.gpu_launch_ns}};
+              {"launch_cost_ns", p.gpu_launch_ns},
+              {"fault_compute_overlap", p.gpu_fault_compute_overlap}};
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   j["link"] = {{"host_to_gpu", link_json(p.h2d)}, {"gpu_to_host", link_json(p.d2h)}, {"gpu_to_gpu", link_json(p.peer)}};
   j["faults"] = {{"batch_size", p.fault_batch_size},

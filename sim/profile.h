@@ -45,6 +45,11 @@ struct HardwareProfile {
   Bytes gpu_access_unit = kPageSizeBytes;
   Nanos gpu_access_ns = 0;         // per local page touch (issue and latency not hidden by bandwidth)
   Nanos gpu_launch_ns = 0;         // per kernel: launch to first instruction, as hipEvents see it
+  // [gpu] fault_compute_overlap: fraction (0..1) of a kernel's work (local
+  // accesses + compute) that proceeds while its faults are serviced (warps
+  // that did not fault keep running); the kernel ends that much earlier, at
+  // most by its fault stall. 0 (the default): work follows the stalls.
+  double gpu_fault_compute_overlap = 0;
 
   // [copy_engines]: concurrent copies per link direction.
   int copy_engines_h2d = 1;

@@ -352,6 +352,20 @@ nlohmann::ordered_json run_calibration(const CalibrateOptions& o) {
     }
   }
   {
+    // Compute beside faults (gpu.fault_compute_overlap, hip_backend/compute_overlap_fit.h):
+    // the same compute on resident pages, demand faults alone, and both.
+    say(o, "compute_overlap");
+    const Plan overlap = plan_of(compute_overlap_trace(kComputeOverlapBytes, kComputeOverlapNs), "compute_overlap");
+    raw["compute_overlap"] = nlohmann::ordered_json::array();
+    for (int rep = 0; rep < 3; ++rep) {
+      const Measurements r = replay_plan(overlap, with_counters(false));
+      raw["compute_overlap"].push_back({{"compute_ns", kComputeOverlapNs},
+                                        {"compute_only_ns", r.kernels[0].time_ns},
+                                        {"faults_only_ns", r.kernels[1].time_ns},
+                                        {"both_ns", r.kernels[2].time_ns}});
+    }
+  }
+  {
     say(o, "copies");
     const Bytes max_bytes = 256 * MiB;
     void* pinned = nullptr;

@@ -11,7 +11,9 @@
 // Mitigation, the driver's hint for the requesting processor:
 //   - pin at the preferred location if every thrashing processor can access it;
 //   - pin where the page is if all thrashing processors have fast access there
-//     (NVLink + native atomics; off on PCIe hosts);
+//     (NVLink + native atomics: `fast_links` for every processor, off on PCIe
+//     hosts; `peer_fast_links` for pages only GPUs thrash on, on by default: GPUs
+//     that map each other are joined by NVLink on the machines modelled);
 //   - otherwise throttling periods of `nap` lapses: one processor per period is
 //     spared (alternating), the others are throttled; once a page has been
 //     throttled `pin_threshold` (10) times, the spared processor pins it locally
@@ -77,6 +79,7 @@ class DriverThrashing final : public sim::ThrashingPolicy {
         max_resets_(p.get_int("max_resets")),
         forced_(parse_forced(p.get_string("response"))),
         fast_links_(p.get_bool("fast_links")),
+        peer_fast_links_(p.get_bool("peer_fast_links")),
         peer_access_(p.get_bool("peer_access")),
         cpu_maps_gpu_(p.get_bool("cpu_maps_gpu")) {
     auto check = [](bool ok, const std::string& what) {
@@ -285,7 +288,8 @@ class DriverThrashing final : public sim::ThrashingPolicy {
       return Hint::kPin;
     }
     const bool preferred_thrashing = !preferred.is_none() && (s.processors & sim::processor_bit(preferred));
-    if (!preferred_thrashing && fast_links_ && can_access(s.processors, closest)) {
+    const bool fast = fast_links_ || (peer_fast_links_ && !(s.processors & 1u) && closest.is_gpu());
+    if (!preferred_thrashing && fast && can_access(s.processors, closest)) {
       if (closest.is_cpu() && can_access(s.processors, req)) {
         if (req.is_gpu()) {
           residency = req;
@@ -335,7 +339,7 @@ class DriverThrashing final : public sim::ThrashingPolicy {
   sim::Nanos lapse_ns_, nap_ns_, epoch_ns_, pin_ns_;
   std::int64_t max_resets_;
   Forced forced_;
-  bool fast_links_, peer_access_, cpu_maps_gpu_;
+  bool fast_links_, peer_fast_links_, peer_access_, cpu_maps_gpu_;
   std::vector<std::vector<BlockState>> blocks_;  // [alloc][block]
 };
 
@@ -353,6 +357,8 @@ UMSIM_REGISTER_POLICY(
      {"max_resets", ParamType::kInt, "4", "times a block's thrashing state may be reset"},
      {"response", ParamType::kString, "auto", "auto (the driver's choice), or force throttle / pin / map-remote"},
      {"fast_links", ParamType::kBool, "false", "all processors have NVLink + native atomics (pin in place)"},
+     {"peer_fast_links", ParamType::kBool, "true",
+      "GPUs reach each other over NVLink + native atomics: pages only GPUs thrash on are pinned in place"},
      {"peer_access", ParamType::kBool, "true", "GPUs can map each other's memory"},
      {"cpu_maps_gpu", ParamType::kBool, "false", "the CPU can map GPU memory (coherent C2C / ATS systems)"}});
 

@@ -97,6 +97,35 @@ TEST(DriverThrashing, PinsAtAnAccessiblePreferredLocation) {
   EXPECT_NE(s[5].action, ThrashingAction::kPin);
 }
 
+// Two GPUs joined by NVLink pull page 0 back and forth every 100 us: the same
+// detection as with the CPU (thrashing at 400 us), then at the first decision
+// (500 us, gpu1 requesting a page that came from gpu0) the page is pinned
+// where it came from and gpu1 maps it; with peer_fast_links=false the
+// requester is throttled instead, as between a GPU and the CPU on PCIe.
+TEST(DriverThrashing, GpusOnFastPeerLinksPinInPlace) {
+  const sim::Processor g0 = sim::Processor::gpu(0), g1 = sim::Processor::gpu(1);
+  auto run = [&](const char* spec) {
+    auto p = make<sim::ThrashingPolicy>(spec);
+    std::vector<sim::ThrashingResponse> out;
+    for (int i = 0; i < 6; ++i) {
+      const sim::Processor to = i % 2 == 0 ? g0 : g1;
+      const sim::Processor from = i == 0 ? sim::Processor::none() : (i % 2 == 0 ? g1 : g0);
+      out.push_back(p->on_migration(move(pages({0}), from, to, i * 100 * kUs)));
+    }
+    return out;
+  };
+  const auto fast = run("driver");
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(fast[i].action, ThrashingAction::kNone) << "t=" << i * 100;
+  EXPECT_EQ(fast[5].action, ThrashingAction::kPin);
+  EXPECT_EQ(fast[5].pin_to, g0);
+  const auto slow = run("driver:peer_fast_links=false");
+  EXPECT_NE(slow[5].action, ThrashingAction::kPin);
+  // A page the CPU thrashes on too is not on a fast link on PCIe hosts.
+  auto p = make<sim::ThrashingPolicy>("driver");
+  const auto r = ping_pong(*p, 13);
+  for (const auto& x : r) EXPECT_NE(x.action, ThrashingAction::kPin);
+}
+
 TEST(DriverThrashing, ForcedResponses) {
   auto t = make<sim::ThrashingPolicy>("driver:response=throttle");
   auto rt = ping_pong(*t, 6);

@@ -205,6 +205,21 @@ TEST(Profile, AccessUnitIsAPowerOfTwoUpToAPage) {
             "p.toml:7: 'gpu.access_unit' must be a power of two from 4B to 4KiB, not 8192 bytes");
 }
 
+// gpu.fault_compute_overlap: 0 unless given; a fraction from 0 to 1.
+TEST(Profile, FaultComputeOverlapIsAFraction) {
+  EXPECT_EQ(parse_profile(good_profile(), "p.toml").gpu_fault_compute_overlap, 0.0);
+  const auto with = [&](const std::string& v) {
+    return replace(good_profile(), "peer_access = true\n", "peer_access = true\nfault_compute_overlap = " + v + "\n");
+  };
+  EXPECT_EQ(parse_profile(with("0.25"), "p.toml").gpu_fault_compute_overlap, 0.25);
+  EXPECT_EQ(parse_profile(with("1"), "p.toml").gpu_fault_compute_overlap, 1.0);
+  EXPECT_EQ(parse_profile(with("0"), "p.toml").gpu_fault_compute_overlap, 0.0);
+  EXPECT_EQ(to_json(parse_profile(with("0.25"), "p.toml"))["gpu"]["fault_compute_overlap"], 0.25);
+  for (const char* bad : {"1.5", "-0.1", "\"half\""})
+    EXPECT_NE(error_of(with(bad)).find("'gpu.fault_compute_overlap' must be a number from 0 to 1"), std::string::npos)
+        << bad << ": " << error_of(with(bad));
+}
+
 TEST(Profile, UnknownKeyNamesItsLine) {
   EXPECT_EQ(error_of(replace(good_profile(), "latency = \"1us\"", "latency = \"1us\"\nlatncy = 3")),
             "p.toml:13: unknown key 'link.host_to_gpu.latncy'");

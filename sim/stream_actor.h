@@ -1,0 +1,62 @@
+// The work a stream carries on the engine's timeline (docs/model.md, "Streams
+// on one timeline"): kernels, prefetches and event records / waits, queued in
+// issue order. The scheduler (stream_scheduler.cc) always steps the stream
+// whose next work is earliest in simulated time; issue order breaks ties.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "sim/result.h"
+#include "sim/types.h"
+#include "traces/event.h"
+
+namespace umsim::sim {
+
+// A kernel while it runs: the engine's current kernel, or one saved on its
+// stream while another stream's kernel takes a step.
+struct KernelState {
+  bool open = false;
+  std::string name;
+  int gpu = 0;
+  trace::StreamId stream = 0;
+  Nanos start = 0;
+  Nanos now = 0;        // kernel-local time: start + stalls so far
+  Nanos compute = 0;
+  Bytes remote_host_bytes = 0;   // bytes over remote mappings, in remote.access_unit units
+  Bytes remote_peer_bytes = 0;
+  // Transaction units (gpu.access_unit) the kernel's touches cover, all of
+  // them and those served remotely: the rest are charged at gpu.access_gbps.
+  std::uint64_t touched_units = 0;
+  std::uint64_t remote_touched_units = 0;
+};
+
+enum class StreamWorkKind : std::uint8_t { kKernel, kPrefetch, kRecord, kWait };
+
+struct StreamWork {
+  StreamWorkKind kind = StreamWorkKind::kKernel;
+  std::uint64_t order = 0;  // issue order in the trace: the tie-break
+  trace::Event event;       // the kernel_begin, prefetch, record or wait statement
+  // Kernels: their GPU accesses, window indices [first, end); `closed` once
+  // kernel_end was read; their place in Result::kernels (launch order).
+  std::uint64_t first = 0, end = 0;
+  bool closed = false;
+  std::size_t result_index = 0;
+  // Waits: the issue order of the record they wait for (0: none pending).
+  std::uint64_t record = 0;
+};
+
+struct StreamActor {
+  trace::StreamId stream = 0;
+  std::deque<StreamWork> queue;
+  // The front kernel has started: its state while another stream runs.
+  bool running = false;
+  KernelState kernel;
+  Counters counters;
+  std::uint64_t accesses = 0;   // page accesses replayed so far
+  bool waits_for_batch = false; // has entries in its GPU's open fault batch
+};
+
+}  // namespace umsim::sim

@@ -1,0 +1,184 @@
+// Streams on one timeline (sim/stream_scheduler.cc): hand-computed timings of
+// kernels that overlap on two streams, under round_profile() (numbers in
+// sim_test_util.h), and the engine's behaviour on every committed trace.
+#include <filesystem>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "tests/sim/sim_test_util.h"
+#include "tools/replay_setup.h"
+#include "traces/trace_builder.h"
+#include "traces/trace_reader.h"
+
+namespace umsim::sim {
+namespace {
+
+using namespace trace::literals;
+using testing::options_for;
+using testing::replay;
+using testing::round_profile;
+using trace::Processor;
+using trace::TraceBuilder;
+
+// Two kernels on two streams of one GPU start together (host 2 x 110 = 220)
+// and fault one page each, in different VA blocks: both entries land in one
+// batch, serviced once: 220 + batch 10000 + (block 2000 + page 100 + copy
+// 1000 + 4096/4) x 2 = 18468; both end 1000 later. Applied one after the
+// other they took two batches (the second kernel ended at 29468).
+TEST(StreamTimeline, ConcurrentKernelsShareTheGpusFaultBatch) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .alloc("B", 4_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .kernel("k1", 0, 1000, 1)
+                     .read("A")
+                     .end()
+                     .kernel("k2", 0, 1000, 2)
+                     .read("B")
+                     .end()
+                     .sync()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const ScopeResult& k : r.kernels) {
+    EXPECT_EQ(k.start_ns, 220u);
+    EXPECT_EQ(k.counters.time_ns, 18468u + 1000 - 220);
+    EXPECT_EQ(k.counters.gpu_faults, 1u);
+  }
+  EXPECT_EQ(r.kernels[0].counters.fault_batches + r.kernels[1].counters.fault_batches, 1u);
+  EXPECT_EQ(r.total.time_ns, 19468u);
+
+  EngineOptions old = options_for(round_profile());
+  old.issue_order = true;
+  const Result sequential = replay(t, old);
+  EXPECT_EQ(sequential.total.time_ns, 29468u);
+  EXPECT_EQ(sequential.kernels[1].counters.fault_batches, 1u);
+}
+
+// Two GPUs fault on their own servicers at the same time: each kernel pays
+// its own batch (10000 + 2100 + copy 2024 = 14124 after its start at 220).
+TEST(StreamTimeline, GpusServiceTheirFaultsInParallel) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .alloc("B", 4_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .kernel("k0", 0, 0, 1)
+                     .read("A")
+                     .end()
+                     .kernel("k1", 1, 0, 2)
+                     .read("B")
+                     .end()
+                     .sync()
+                     .build();
+  const Result r = replay(t, options_for(round_profile(2)));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 14124u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 14124u);
+  EXPECT_EQ(r.total.time_ns, 220u + 14124);
+}
+
+// A later kernel on another stream starts before an earlier-issued prefetch
+// that waits for a long kernel on its own stream: the kernel faults the data
+// in (issue order had the prefetch move it first, and the kernel find it).
+TEST(StreamTimeline, WorkRunsInTimeOrderNotIssueOrder) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .alloc("D", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(0))
+                     .cpu_write("A")
+                     .kernel("long", 0, 1000000, 1)
+                     .read("D")
+                     .end()
+                     .prefetch("A", Processor::gpu(0), 1)
+                     .kernel("reader", 0, 0, 2)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].name, "long");  // results stay in launch order
+  EXPECT_EQ(r.kernels[1].counters.gpu_faults, 1u);
+  EXPECT_EQ(r.kernels[1].start_ns, 110u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 14124u);
+
+  EngineOptions old = options_for(round_profile());
+  old.issue_order = true;
+  const Result sequential = replay(t, old);
+  EXPECT_EQ(sequential.kernels[1].counters.gpu_faults, 0u);
+}
+
+// Events keep their meaning across streams on the timeline: the kernel waits
+// for the record made after the prefetch (issued before it on another stream).
+TEST(StreamTimeline, WaitBlocksUntilTheRecordedWorkIsDone) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .cpu_write("A")
+                     .prefetch("A", Processor::gpu(0), 1)
+                     .record("copied", 1)
+                     .wait("copied", 2)
+                     .kernel("k", 0, 1000, 2)
+                     .read("A")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(round_profile()));
+  EXPECT_EQ(r.kernels[0].start_ns, 582108u);  // as timing_test's EventWaitOrdersStreams
+  EXPECT_EQ(r.kernels[0].counters.stall_ns, 0u);
+}
+
+// --- every committed trace ----------------------------------------------------
+
+std::set<trace::StreamId> streams_of(const std::string& path) {
+  auto reader = trace::open_trace(path);
+  std::vector<trace::Event> batch(4096);
+  std::set<trace::StreamId> streams;
+  for (std::size_t n; (n = reader->read(batch)) != 0;)
+    for (std::size_t i = 0; i < n; ++i) {
+      const trace::EventKind k = batch[i].kind;
+      if (k == trace::EventKind::kKernelBegin || k == trace::EventKind::kPrefetch ||
+          k == trace::EventKind::kEventRecord || k == trace::EventKind::kEventWait)
+        streams.insert(batch[i].stream);
+    }
+  return streams;
+}
+
+std::string replay_file(const std::string& path, bool issue_order) {
+  EngineOptions o;
+  const bool two_gpus = path.find("2gpu") != std::string::npos || path.find("multi_gpu") != std::string::npos;
+  o.profile = load_profile_file(two_gpus ? "profiles/h200x2-nvlink.toml" : "profiles/h200-pcie5.toml");
+  o.check_invariants = true;
+  o.issue_order = issue_order;
+  o.trace_name = path;
+  EnginePolicies p = cli::make_policies(cli::PolicyChoice{}, &o.vendor);  // the nvidia preset
+  Engine engine(std::move(o), std::move(p));
+  auto reader = trace::open_trace(path);
+  return to_json(engine.run(*reader)).dump(1);
+}
+
+// A trace whose work uses one stream gives byte-identical results on the
+// timeline and in issue order (the engine before streams shared a timeline);
+// every other trace replays with the invariant checker on.
+TEST(StreamTimeline, SingleStreamTracesMatchIssueOrderByteForByte) {
+  int single = 0, multi = 0;
+  for (const char* dir : {"traces/examples", "traces/validation", "traces/validation_2gpu", "tests/sim/testdata"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string path = entry.path().string();
+      if (entry.path().extension() != ".umt") continue;
+      SCOPED_TRACE(path);
+      const std::string timeline = replay_file(path, false);
+      if (streams_of(path).size() <= 1) {
+        EXPECT_EQ(timeline, replay_file(path, true));
+        ++single;
+      } else {
+        ++multi;
+      }
+    }
+  }
+  EXPECT_GE(single, 15);  // the suites are mostly single-stream
+  EXPECT_GE(multi, 10);
+}
+
+}  // namespace
+}  // namespace umsim::sim
