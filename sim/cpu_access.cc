@@ -30,7 +30,7 @@ void Engine::cpu_access(const Event& e) {
       trace::for_each_page_once(e, [&](std::uint64_t p) {
         ++a.pages[p].accesses;
         ++c.accesses;
-        host_now_ += access_ns;
+        host_now_ += profile_.cpu_touch_ns(write, trace::touched_units(trace::page_touch(e, p), kCpuLineBytes));
       });
     return;
   }

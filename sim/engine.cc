@@ -411,6 +411,7 @@ void Engine::on_kernel_begin(const Event& e) {
   kernel_.name = names_->name(e.name);
   kernel_.gpu = g;
   kernel_.stream = e.stream;
+  kernel_.launch = result_.kernels.size();
   kernel_.start = std::max(host_now_, stream_ready(e.stream));
   stream_gpu_[e.stream] = static_cast<std::int16_t>(g);
   kernel_.now = kernel_.start;

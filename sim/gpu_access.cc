@@ -181,9 +181,8 @@ void Engine::chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t p
   const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(kernel_.gpu)][page >> chunk_shift_];
   if (s == kNoSlot) return;
   const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;
-  // Kernels replay one at a time: the finished ones are numbered 0..n-1, so this is launch n.
   eviction_->on_access(ChunkAccess{ChunkInfo{kernel_.gpu, s, slot, first}, static_cast<std::uint32_t>(page - first),
-                                   type, result_.kernels.size(), kernel_.name, kernel_.stream, access_seq_,
+                                   type, kernel_.launch, kernel_.name, kernel_.stream, access_seq_,
                                    kernel_.now});
 }
 

@@ -22,6 +22,7 @@ struct KernelState {
   std::string name;
   int gpu = 0;
   trace::StreamId stream = 0;
+  std::size_t launch = 0;  // launch order: its index in Result::kernels
   Nanos start = 0;
   Nanos now = 0;        // kernel-local time: start + stalls so far
   Nanos compute = 0;

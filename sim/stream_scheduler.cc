@@ -234,6 +234,7 @@ void Engine::start_kernel(StreamActor& a) {
   const Event& e = a.queue.front().event;
   load_fault_batch(checked_gpu(e.processor, "kernel"));
   on_kernel_begin(e);
+  kernel_.launch = a.queue.front().result_index;
   a.running = true;
   a.accesses = 0;
   a.waits_for_batch = false;

@@ -85,6 +85,7 @@ TEST(PolicyApi, AccessHookSeesPageTypeKernelAndStream) {
       "kernel again gpu=0 compute=1us\n"
       "  r a+8KiB len=4KiB\n"   // hit: page 2 of chunk 0
       "end\n"
+      "sync all\n"            // (on the timeline a kernel on stream 1 would start beside "first")
       "kernel _Z6secondPf gpu=0 stream=1 compute=1us\n"
       "  a a+8KiB len=4KiB\n"   // hit by the second kernel, atomically
       "end\n"

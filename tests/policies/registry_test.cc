@@ -156,7 +156,7 @@ TEST(Registry, EveryPolicyConstructsWithItsDefaultsAndIsDocumented) {
 }
 
 TEST(VendorPresets, NamesPoliciesAndSemantics) {
-  EXPECT_EQ(vendor_preset_names(), (std::vector<std::string>{"nvidia", "amd-xnack-on", "amd-xnack-off"}));
+  EXPECT_EQ(vendor_preset_names(), (std::vector<std::string>{"nvidia", "amd-xnack-on", "amd-xnack-off", "amd-apu-xnack-on", "amd-apu-xnack-off"}));
   const auto& nv = vendor_preset("nvidia");
   EXPECT_EQ(nv.policies.prefetch, "tree");
   EXPECT_EQ(nv.policies.evict, "fifo");
@@ -178,7 +178,7 @@ TEST(VendorPresets, NamesPoliciesAndSemantics) {
     vendor_preset("intel");
     FAIL();
   } catch (const PolicyError& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown vendor 'intel' (known: nvidia, amd-xnack-on, amd-xnack-off)");
+    EXPECT_EQ(std::string(e.what()), "unknown vendor 'intel' (known: nvidia, amd-xnack-on, amd-xnack-off, amd-apu-xnack-on, amd-apu-xnack-off)");
   }
 }
 

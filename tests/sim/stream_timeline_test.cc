@@ -1,6 +1,7 @@
 // Streams on one timeline (sim/stream_scheduler.cc): hand-computed timings of
 // kernels that overlap on two streams, under round_profile() (numbers in
 // sim_test_util.h), and the engine's behaviour on every committed trace.
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -130,24 +131,30 @@ TEST(StreamTimeline, WaitBlocksUntilTheRecordedWorkIsDone) {
 
 // --- every committed trace ----------------------------------------------------
 
-std::set<trace::StreamId> streams_of(const std::string& path) {
+// The streams that carry work, and the GPUs named, in a trace.
+struct TraceShape {
+  std::set<trace::StreamId> streams;
+  int gpus = 1;
+};
+
+TraceShape shape_of(const std::string& path) {
   auto reader = trace::open_trace(path);
   std::vector<trace::Event> batch(4096);
-  std::set<trace::StreamId> streams;
+  TraceShape shape;
   for (std::size_t n; (n = reader->read(batch)) != 0;)
     for (std::size_t i = 0; i < n; ++i) {
       const trace::EventKind k = batch[i].kind;
       if (k == trace::EventKind::kKernelBegin || k == trace::EventKind::kPrefetch ||
           k == trace::EventKind::kEventRecord || k == trace::EventKind::kEventWait)
-        streams.insert(batch[i].stream);
+        shape.streams.insert(batch[i].stream);
+      if (batch[i].processor.is_gpu()) shape.gpus = std::max(shape.gpus, batch[i].processor.gpu_index() + 1);
     }
-  return streams;
+  return shape;
 }
 
 std::string replay_file(const std::string& path, bool issue_order) {
   EngineOptions o;
-  const bool two_gpus = path.find("2gpu") != std::string::npos || path.find("multi_gpu") != std::string::npos;
-  o.profile = load_profile_file(two_gpus ? "profiles/h200x2-nvlink.toml" : "profiles/h200-pcie5.toml");
+  o.profile = load_profile_file(shape_of(path).gpus > 1 ? "profiles/h200x2-nvlink.toml" : "profiles/h200-pcie5.toml");
   o.check_invariants = true;
   o.issue_order = issue_order;
   o.trace_name = path;
@@ -168,7 +175,7 @@ TEST(StreamTimeline, SingleStreamTracesMatchIssueOrderByteForByte) {
       if (entry.path().extension() != ".umt") continue;
       SCOPED_TRACE(path);
       const std::string timeline = replay_file(path, false);
-      if (streams_of(path).size() <= 1) {
+      if (shape_of(path).streams.size() <= 1) {
         EXPECT_EQ(timeline, replay_file(path, true));
         ++single;
       } else {
