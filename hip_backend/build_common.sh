@@ -9,7 +9,7 @@
 
 # Host-side sources (no device code).
 host_sources=(traces/*.cc io/*.cc sim/result.cc hip_backend/plan.cc hip_backend/safety.cc hip_backend/um_counters.cc
-              hip_backend/hip_result.cc hip_backend/xnack_state.cc hip_backend/calibration_fit.cc hip_backend/calibration_traces.cc
+              hip_backend/hip_result.cc hip_backend/xnack_state.cc hip_backend/calibration_fit.cc hip_backend/compute_overlap_fit.cc hip_backend/calibration_traces.cc
               hip_backend/recorder/record_main.cc hip_backend/recorder/record_log.cc
               hip_backend/recorder/record_to_trace.cc
               traces/generators/trace_emitter.cc traces/generators/page_touch_set.cc)

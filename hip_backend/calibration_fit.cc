@@ -1,5 +1,7 @@
 #include "hip_backend/calibration_fit.h"
 
+#include "hip_backend/compute_overlap_fit.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -402,6 +404,52 @@ double duration_ns(const std::string& toml) {
 std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std::map<std::string, std::string> out) {
   out["host.pinned_copy_gbps"] = gbps(best_bandwidth(raw, "pinned"));
   out["host.pageable_copy_gbps"] = gbps(best_bandwidth(raw, "pageable"));
+  // Sessions with the "copy_trace" group time copies as a replay does (host
+  // wall time of the runtime call): pageable bandwidth per direction from the
+  // largest copies (uploads and downloads stage differently), and the call's
+  // own cost from the smallest pinned copies, beyond the link latency and the
+  // bytes at the pinned bandwidth.
+  if (raw.contains("copy_trace")) {
+    std::map<std::string, std::vector<double>> t;
+    std::map<std::string, double> bytes;
+    for (const auto& c : raw.at("copy_trace")) {
+      const std::string test = c.at("test").get<std::string>();
+      t[test].push_back(c.at("time_ns").get<double>());
+      bytes[test] = c.at("bytes").get<double>();
+    }
+    auto largest = [&](const std::string& prefix) {
+      std::string best;
+      for (const auto& [test, b] : bytes)
+        if (test.rfind(prefix, 0) == 0 && test.find("managed") == std::string::npos &&
+            (best.empty() || b > bytes[best]))
+          best = test;
+      return best;
+    };
+    const std::string up = largest("copy_pageable_h2d_"), down = largest("copy_pageable_d2h_");
+    if (!up.empty()) out["host.pageable_copy_gbps"] = gbps(bytes[up] / median(t[up]));
+    if (!down.empty()) out["host.pageable_to_host_copy_gbps"] = gbps(bytes[down] / median(t[down]));
+    const double pinned = best_bandwidth(raw, "pinned");
+    std::vector<double> call;
+    for (const char* dir : {"h2d", "d2h"}) {
+      std::string smallest;
+      for (const auto& [test, b] : bytes)
+        if (test.rfind(std::string("copy_pinned_") + dir + "_", 0) == 0 && (smallest.empty() || b < bytes[smallest]))
+          smallest = test;
+      const std::string latency_key = std::string("link.") + (dir[0] == 'h' ? "host_to_gpu" : "gpu_to_host") + ".latency";
+      const double latency = out.count(latency_key) ? duration_ns(out.at(latency_key)) : 0;
+      if (!smallest.empty() && pinned > 0)
+        for (double ns : t[smallest]) call.push_back(ns - latency - bytes[smallest] / pinned);
+    }
+    if (!call.empty()) out["host.copy_call_cost"] = toml_duration(std::max(0.0, median(call)));
+  }
+  // Compute beside faults: gpu.fault_compute_overlap (hip_backend/compute_overlap_fit.h).
+  if (raw.contains("compute_overlap")) {
+    try {
+      out["gpu.fault_compute_overlap"] = fmt::format("{:.2f}", fit_fault_compute_overlap(compute_overlap_runs(raw.at("compute_overlap"))));
+    } catch (const std::invalid_argument&) {
+      // Runs the fit cannot use (no stall, times out of order) leave the key unset.
+    }
+  }
   // ReadMostly collapse: a CPU write to a read-duplicated page (per page, less
   // the write itself), and a prefetch that duplicates again, per VA block,
   // beyond a plain prefetch of the same size (blocks of 2 MiB).

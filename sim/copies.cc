@@ -95,7 +95,10 @@ Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned) 
     throw SimulationError("a copy between two host memories has no GPU side");
   if (from.is_cpu() || to.is_cpu()) {
     const LinkProfile& link = from.is_cpu() ? profile_.h2d : profile_.d2h;
-    return link.latency_ns + at_gbps(bytes, pinned ? profile_.pinned_copy_gbps : profile_.pageable_copy_gbps);
+    const double gbps = pinned            ? profile_.pinned_copy_gbps
+                        : from.is_cpu()   ? profile_.pageable_copy_gbps
+                                          : profile_.pageable_d2h_copy_gbps();
+    return link.latency_ns + at_gbps(bytes, gbps);
   }
   if (from == to) return 2 * at_gbps(bytes, profile_.gpu_access_gbps);  // each byte read and written
   if (!staged_through_host(from, to)) return profile_.peer.transfer_ns(bytes);
@@ -129,7 +132,7 @@ void Engine::on_copy(const Event& e) {
   }
   Nanos& ready = stream_ready(e.stream);
   stream_gpu_[e.stream] = static_cast<std::int16_t>(gpu);
-  ready = std::max(host_now_, ready) + copy_time(from, to, e.length, pinned);
+  ready = std::max(host_now_, ready) + profile_.copy_call_ns + copy_time(from, to, e.length, pinned);
   if (!e.is_async()) host_now_ = ready;  // hipMemcpy returns when the copy is done
 }
 
@@ -145,7 +148,7 @@ void Engine::on_memset(const Event& e) {
   const Nanos write = where.is_cpu() ? at_gbps(e.length, profile_.remote_gpu_to_host_gbps)
                       : where.gpu_index() == gpu ? at_gbps(e.length, profile_.gpu_access_gbps)
                                                  : at_gbps(e.length, profile_.remote_gpu_to_peer_gbps);
-  ready = std::max(host_now_, ready) + write;
+  ready = std::max(host_now_, ready) + profile_.copy_call_ns + write;
   if (!e.is_async()) host_now_ = ready;
 }
 

@@ -190,6 +190,7 @@ class Engine {
 
   // fault_service.cc: batches, VA-block servicing, decisions
   void service_fault_batch();
+  void mark_ready(AllocSlot slot, std::uint64_t block);
   void group_faults();
   // Services the batch's faulted pages (`unique` of them) of one VA block.
   void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);

@@ -56,6 +56,15 @@ void Engine::group_faults() {
               [](const FaultRun& x, const FaultRun& y) { return x.block_key < y.block_key; });
 }
 
+// A serviced block's pages are there for everyone once the batch is done: a
+// kernel of another stream that hits them before (it started beside the one
+// that faulted) waits for the service, as it waits for a prefetch.
+void Engine::mark_ready(AllocSlot slot, std::uint64_t block) {
+  BlockState& bs = allocs_[slot].blocks[block];
+  bs.ready_at = std::max(bs.ready_at, kernel_.now);
+  latest_ready_ = std::max(latest_ready_, kernel_.now);
+}
+
 void Engine::service_fault_batch() {
   if (fault_entries_ == 0) return;
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
@@ -67,8 +76,11 @@ void Engine::service_fault_batch() {
     const std::uint64_t key = fault_buffer_.front().key;
     PageMask faulted;
     faulted.set(key % kPagesPerBlock);
-    service_block(static_cast<AllocSlot>(key >> 40), (key >> kBlockKeyShift) & kBlockMask, faulted, 1);
+    const auto slot = static_cast<AllocSlot>(key >> 40);
+    const std::uint64_t block = (key >> kBlockKeyShift) & kBlockMask;
+    service_block(slot, block, faulted, 1);
     gpu.fault_engine_free = kernel_.now;
+    mark_ready(slot, block);
     fault_buffer_.clear();
     fault_entries_ = 0;
     return;
@@ -86,6 +98,9 @@ void Engine::service_fault_batch() {
     service_block(static_cast<AllocSlot>(block_key >> kAllocShift), block_key & kBlockMask, faulted, unique);
   }
   gpu.fault_engine_free = kernel_.now;
+  for (std::size_t r = 0; r < fault_runs_.size(); ++r)
+    if (r == 0 || fault_runs_[r].block_key != fault_runs_[r - 1].block_key)
+      mark_ready(static_cast<AllocSlot>(fault_runs_[r].block_key >> kAllocShift), fault_runs_[r].block_key & kBlockMask);
   if (series_) series_batch_row(before, batch_start);
   fault_buffer_.clear();
   fault_entries_ = 0;

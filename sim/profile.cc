@@ -293,9 +293,11 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("host"), "host", source);
-    t.only({"pinned_copy_gbps", "pageable_copy_gbps"});
+    t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost"});
     p.pinned_copy_gbps = t.positive_number("pinned_copy_gbps");
     p.pageable_copy_gbps = t.positive_number("pageable_copy_gbps");
+    if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.positive_number("pageable_to_host_copy_gbps");
+    if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
     t.finish();
   }
   if (top.has("calibrated_on")) {
@@ -378,7 +380,10 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                    {"duplicate_va_block_cost_ns", p.prefetch_duplicate_block_ns()},
                    {"call_cost_ns", p.prefetch_call_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
-  j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)}, {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)}};
+  j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)},
+               {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)},
+               {"pageable_to_host_copy_gbps", gbps_json(p.pageable_d2h_copy_gbps())},
+               {"copy_call_cost_ns", p.copy_call_ns}};
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
     for (const auto& [k, v] : p.calibrated_on) m[k] = v;

@@ -140,7 +140,15 @@ struct HardwareProfile {
 
   // [host]: explicit copies (reported; the trace format has no memcpy events).
   double pinned_copy_gbps = 1.0;
-  double pageable_copy_gbps = 1.0;
+  double pageable_copy_gbps = 1.0;  // host to GPU (and GPU to host unless the next key is given)
+  // [host] pageable_to_host_copy_gbps: GPU-to-host copies into pageable memory,
+  // which the runtime stages differently from uploads (unset: pageable_copy_gbps).
+  std::optional<double> pageable_to_host_copy_gbps;
+  // [host] copy_call_cost: host time of one copy or memset call beyond its
+  // transfer (the runtime call, the copy engine's start, a synchronous call's
+  // wake-up); what a 64 KiB hipMemcpy costs beyond the link. 0 unless given.
+  Nanos copy_call_ns = 0;
+  double pageable_d2h_copy_gbps() const { return pageable_to_host_copy_gbps.value_or(pageable_copy_gbps); }
 
   // [calibrated_on]: the machine the values were measured on (free-form
   // strings: gpu, cpu_model, kernel, driver, cuda, date), so a user can tell

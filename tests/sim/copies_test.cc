@@ -47,6 +47,24 @@ TEST(Copies, PageableBothDirections) {
   EXPECT_EQ(replay(down, options_for(copy_profile())).total.time_ns, 2098152u);
 }
 
+// Pageable downloads at their own bandwidth (1 GB/s: 1000 + 4194304) and a
+// fixed call cost per copy and memset (500 ns): two uploads 2 x (500 + 1000 +
+// 2097152), the download 500 + 1000 + 4194304, a 4 MiB memset of device memory
+// 500 + 2097152.
+TEST(Copies, PageableDownloadBandwidthAndCallCost) {
+  HardwareProfile p = copy_profile();
+  p.pageable_to_host_copy_gbps = 1.0;
+  p.copy_call_ns = 500;
+  const auto t = with_device()
+                     .copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB)
+                     .copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB)
+                     .copy_host(CopyKind::kToPageableHost, "D", 0, 4_MiB)
+                     .memset("D", 0, 4_MiB)
+                     .build();
+  EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 2 * (500u + 1000u + 2097152u) + (500u + 1000u + 4194304u) +
+                                                          (500u + 2097152u));
+}
+
 // A synchronous copy holds the host; an asynchronous one only its stream: the
 // pageable 4 KiB copy (1000 + 2048) starts at once beside the 4 MiB upload on
 // stream 1, so a kernel on stream 2 starts at 3048; the total waits for both.
