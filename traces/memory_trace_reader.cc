@@ -5,8 +5,15 @@
 namespace umsim::trace {
 
 MemoryTraceReader::MemoryTraceReader(std::shared_ptr<const BuiltTrace> trace, std::string source)
-    : trace_(std::move(trace)), source_(std::move(source)) {
-  for (const Event& e : trace_->events) version_ = std::max(version_, required_version(e));
+    : trace_(std::move(trace)), source_(std::move(source)) {}
+
+int MemoryTraceReader::version() const {
+  if (version_ == 0 && trace_->version > 0) version_ = trace_->version;
+  if (version_ == 0) {
+    version_ = 1;
+    for (const Event& e : trace_->events) version_ = std::max(version_, required_version(e));
+  }
+  return version_;
 }
 
 MemoryTraceReader::MemoryTraceReader(BuiltTrace trace)

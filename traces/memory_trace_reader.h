@@ -20,8 +20,9 @@ class MemoryTraceReader : public TraceReader {
   const NameTable& names() const override { return trace_->names; }
   std::string position(std::size_t index_in_last_batch) const override;
   const std::string& source() const override { return source_; }
-  // The lowest format version that expresses every event.
-  int version() const override { return version_; }
+  // The lowest format version that expresses every event (found on first
+  // call: a replay never asks, a converter asks once).
+  int version() const override;
 
   // Events delivered so far and in all (progress display).
   std::size_t consumed() const { return next_; }
@@ -30,7 +31,7 @@ class MemoryTraceReader : public TraceReader {
  private:
   std::shared_ptr<const BuiltTrace> trace_;
   std::string source_;
-  int version_ = 1;
+  mutable int version_ = 0;  // 0: not yet found
   std::size_t next_ = 0;
   std::size_t last_batch_start_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "traces/trace_builder.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "traces/event_factory.h"
@@ -8,6 +9,7 @@ namespace umsim::trace {
 
 TraceBuilder& TraceBuilder::raw(Event e, std::string_view name) {
   if (!name.empty()) e.name = trace_.names.intern(name);
+  trace_.version = std::max({trace_.version, 1, required_version(e)});
   trace_.events.push_back(e);
   return *this;
 }

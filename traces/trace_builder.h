@@ -40,6 +40,9 @@ constexpr Nanos operator""_ms(unsigned long long v) { return v * 1000000; }
 struct BuiltTrace {
   std::vector<Event> events;
   NameTable names;
+  // The lowest format version that expresses every event, when known (the
+  // builder tracks it as it adds events); 0: not known, readers find it.
+  int version = 0;
 };
 
 // Who runs a copy or memset: `gpu` on `stream`, synchronous (hipMemcpy) unless

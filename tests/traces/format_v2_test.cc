@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/traces/trace_test_util.h"
+#include "traces/memory_trace_reader.h"
+#include "traces/trace_builder.h"
 #include "traces/trace_checker.h"
 #include "traces/trace_stats.h"
 
@@ -115,6 +117,19 @@ TEST(FormatV2, VersionOneTracesStayVersionOne) {
   const std::string binary = encode(items, Encoding::kBinary);
   EXPECT_EQ(binary[8], 1);  // the binary header's version
   EXPECT_EQ(open_trace_from_memory(binary)->version(), 1);
+}
+
+// An in-memory trace knows its version from the builder, or finds it when
+// asked (a hand-made BuiltTrace); a replay never pays for the scan.
+TEST(FormatV2, MemoryTracesReportTheVersionTheirEventsNeed) {
+  const auto v1 = std::make_shared<const BuiltTrace>(TraceBuilder().alloc("A", 4096).build());
+  EXPECT_EQ(v1->version, 1);
+  EXPECT_EQ(MemoryTraceReader(v1).version(), 1);
+  BuiltTrace v2 = TraceBuilder().alloc("A", 4096).memset("A").build();
+  EXPECT_EQ(v2.version, 2);
+  v2.version = 0;  // as a BuiltTrace made by hand
+  EXPECT_EQ(MemoryTraceReader(std::move(v2)).version(), 2);
+  EXPECT_EQ(MemoryTraceReader(BuiltTrace{}).version(), 1);
 }
 
 std::string error_of(const std::string& text) {
