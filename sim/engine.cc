@@ -132,9 +132,10 @@ Result Engine::run(trace::TraceReader& reader) {
   std::uint64_t next_progress = kProgressEvery;
   std::size_t i = 0;
   try {
-    for (std::size_t n; (n = reader.read(buffer)) != 0;) {
+    for (std::span<const Event> batch; !(batch = reader.read_view(buffer)).empty();) {
+      const std::size_t n = batch.size();
       for (i = 0; i < n; ++i) {
-        const Event& e = buffer[i];
+        const Event& e = batch[i];
         if (e.kind == EventKind::kGpuAccess) {
           if (!kernel_.open) buffer_access(e);  // kernels run on their streams' timeline
           else kernel_access(e);

@@ -27,6 +27,13 @@ std::size_t MemoryTraceReader::read(std::span<Event> out) {
   return n;
 }
 
+std::span<const Event> MemoryTraceReader::read_view(std::span<Event> scratch) {
+  const std::size_t n = std::min(scratch.size(), trace_->events.size() - next_);
+  last_batch_start_ = next_;
+  next_ += n;
+  return std::span<const Event>(trace_->events).subspan(last_batch_start_, n);
+}
+
 std::string MemoryTraceReader::position(std::size_t index_in_last_batch) const {
   return source_ + ":event " + std::to_string(last_batch_start_ + index_in_last_batch + 1);
 }

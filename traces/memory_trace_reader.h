@@ -17,11 +17,12 @@ class MemoryTraceReader : public TraceReader {
   explicit MemoryTraceReader(BuiltTrace trace);
 
   std::size_t read(std::span<Event> out) override;
+  std::span<const Event> read_view(std::span<Event> scratch) override;
   const NameTable& names() const override { return trace_->names; }
   std::string position(std::size_t index_in_last_batch) const override;
   const std::string& source() const override { return source_; }
-  // The lowest format version that expresses every event (found on first
-  // call: a replay never asks, a converter asks once).
+  // The lowest format version that expresses every event (known from the
+  // builder; for a hand-made BuiltTrace found on the first call).
   int version() const override;
 
   // Events delivered so far and in all (progress display).

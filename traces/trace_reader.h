@@ -46,6 +46,12 @@ class TraceReader {
   // Throws TraceError (with file and line / byte offset) on malformed input.
   virtual std::size_t read(std::span<Event> out) = 0;
 
+  // The next batch of at most scratch.size() events, as read() would return
+  // them, without a copy where the reader already holds them decoded (an
+  // in-memory trace); other readers decode into `scratch`. Empty at the end.
+  // The view is valid until the next call.
+  virtual std::span<const Event> read_view(std::span<Event> scratch) { return scratch.first(read(scratch)); }
+
   // Names referenced by events returned so far (grows while reading).
   virtual const NameTable& names() const = 0;
 
