@@ -37,7 +37,7 @@ generators=$(grep -E '^[a-z_0-9]+$' "$tmp/list.txt")
 count=$(echo "$generators" | wc -l)
 [[ $count -ge 12 ]] || fail "--list shows $count generators, expected at least 12"
 for g in streaming random strided stencil2d stencil3d gemm bfs hashjoin training llm_decode pipeline data_parallel; do
-  echo "$generators" | grep -qx "$g" || fail "--list lacks $g"
+  grep -qx "$g" <<<"$generators" || fail "--list lacks $g"  # (a pipe into grep -q can fail with SIGPIPE under pipefail)
 done
 grep -q "footprint" "$tmp/list.txt" || fail "--list shows no parameters"
 
