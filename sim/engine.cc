@@ -226,12 +226,15 @@ Allocation& Engine::checked_alloc(const Event& e, const char* what) {
 
 void Engine::check_range(const Allocation& a, const Event& e) const {
   // The same rules as `umsim trace check` (traces/trace_checker.cc).
+  const char* what = e.kind == EventKind::kGpuAccess   ? "GPU access"
+                     : e.kind == EventKind::kCpuAccess ? "CPU access"
+                                                       : trace::to_string(e.kind);
   if (e.length == 0 && (e.kind == EventKind::kGpuAccess || e.kind == EventKind::kCpuAccess))
-    throw SimulationError(fmt::format("zero-length access of '{}'", a.name));
+    throw SimulationError(fmt::format("zero-length {} of '{}' (len= must be at least 1 byte)", what, a.name));
   const auto end = checked_add(e.offset, e.length);
   if (!end || *end > a.size)
-    throw SimulationError(fmt::format("{} [{}, +{}) is outside allocation '{}' of {}", trace::to_string(e.kind),
-                                      e.offset, e.length, a.name, trace::format_bytes(a.size)));
+    throw SimulationError(fmt::format("{} [{}, +{}) is outside allocation '{}' of {}", what, e.offset, e.length,
+                                      a.name, trace::format_bytes(a.size)));
 }
 
 int Engine::checked_gpu(Processor p, const char* what) const {

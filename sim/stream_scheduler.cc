@@ -105,7 +105,7 @@ void Engine::buffer_access(const Event& e) {
   const AllocSlot slot = slot_of(e.name);
   if (slot == kNoSlot) [[unlikely]]
     throw SimulationError(fmt::format("GPU access to '{}', which is not allocated", names_->name(e.name)));
-  if (e.length != 0) check_range(allocs_[slot], e);
+  check_range(allocs_[slot], e);  // zero length too: refused here, at the access's own line
   window_.push_back(e);
   ++reading_->queue.back().end;
   if (window_.size() < kAloneEvents) return;

@@ -2,8 +2,11 @@
 // simulator result (`umsim replay --json`) next to a hardware result
 // (`umsim-hip replay --json`) of the same trace: per kernel, per phase and in
 // total, each metric side by side with its relative error (sim - hw) / hw.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -25,7 +28,7 @@ struct Options {
 
 Result load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
+  if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
@@ -41,6 +44,10 @@ Result load(const std::string& path) {
 
 void run(const Options& o) {
   io::refuse_output_naming_input(o.json, {o.sim, o.hw});
+  // Started before anything is printed: an unwritable --json (a directory, a
+  // missing directory) fails the command before the table appears.
+  std::unique_ptr<io::AtomicOutput> json_file;
+  if (!o.json.empty() && o.json != "-") json_file = std::make_unique<io::AtomicOutput>(o.json);
   const Result sim = load(o.sim);
   const Result hw = load(o.hw);
   const hip::Comparison c = hip::compare_results(sim, hw, o.metrics);
@@ -54,7 +61,13 @@ void run(const Options& o) {
     const auto body = hip::to_json(c);
     j["rows"] = body["rows"];
     j["skipped_metrics"] = body["skipped_metrics"];
-    write_output(o.json, j.dump(2) + "\n", {o.sim, o.hw});
+    const std::string text = j.dump(2) + "\n";
+    if (json_file) {
+      json_file->write(text);
+      json_file->commit();
+    } else {
+      write_output(o.json, text, {o.sim, o.hw});
+    }
   }
 }
 

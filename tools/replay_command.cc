@@ -133,9 +133,18 @@ void setup(CLI::App& app) {
   cmd->add_option("--events", o->events, "write a CSV series: one row per kernel and per phase");
   cmd->add_flag("--check-invariants", o->check_invariants, "check the model's invariants after every event (slow)");
   cmd->add_flag("--quiet,-q", o->quiet, "print nothing on success");
+  // CLI11 reads "-1" into an unsigned option as 2^64 - 1 (no limit at all): only digits are a count.
+  const CLI::Validator whole_number(
+      [](std::string& value) -> std::string {
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+          return "expected a whole number of page touches (0: no limit), got '" + value + "'";
+        return "";
+      },
+      "N");
   cmd->add_option("--work-limit", o->work_limit,
                   "refuse a trace whose accesses make more page touches than this (pages per access times its "
                   "count, estimated before the replay); 0 = no limit")
+      ->check(whole_number)
       ->capture_default_str();
   cmd->callback([o] { run(*o); });
 }

@@ -518,6 +518,9 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
   }
   if (t.has_comment) comments_.push_back({batch_index, std::string(t.comment)});
   if (t.size == 0) return false;
+  if (end_line_ != 0)
+    fail("statement after 'end-of-trace' (line " + std::to_string(end_line_) +
+         "): only comments and blank lines may follow the end of the trace");
 
   *e = Event{};
   const std::string_view kw = t.tok[0];
@@ -563,6 +566,11 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
         e->kind = EventKind::kKernelEnd;
         return true;
       }
+      if (kw == "end-of-trace") {
+        no_fields("'end-of-trace' ends the trace and takes no fields");
+        end_line_ = line_no_;
+        return false;
+      }
       break;
     case 'f':
       if (kw == "free") {
@@ -590,7 +598,7 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
   }
   fail("unknown keyword '" + shorten(kw) +
        "' (expected alloc, free, kernel, end, r, w, a, rmw, cpu, prefetch, advise, sync, record, wait, phase, copy, "
-       "memset or peer)");
+       "memset, peer or end-of-trace)");
 }
 
 }  // namespace umsim::trace

@@ -23,6 +23,8 @@ class TextReader final : public TraceReader {
   const std::string& source() const override { return source_; }
   int version() const override { return version_; }
   std::span<const TraceComment> comments() const override { return comments_; }
+  bool ended_with_end_record() const override { return end_line_ != 0; }
+  std::string end_position() const override { return source_ + ":" + std::to_string(line_no_); }
   bool skip_malformed(SkipHandler on_error) override {
     on_error_ = std::move(on_error);
     return true;
@@ -69,6 +71,7 @@ class TextReader final : public TraceReader {
   std::size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
   std::uint64_t line_no_ = 0;
+  std::uint64_t end_line_ = 0;  // line of `end-of-trace`; 0 before it
   std::string scratch_;  // unquoted name
   SkipHandler on_error_;  // set: report malformed lines and go on
 };

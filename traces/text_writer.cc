@@ -221,6 +221,7 @@ void TextWriter::flush_if_full() {
 void TextWriter::finish() {
   if (finished_) return;
   finished_ = true;
+  buffer_ += "end-of-trace\n";  // lets readers tell a complete trace from a truncated one
   out_->write(buffer_.data(), buffer_.size());
   buffer_.clear();
   out_->close();

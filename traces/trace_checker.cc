@@ -180,7 +180,9 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
         problem(Severity::kError, reader, index,
                 "GPU access outside a kernel (put it between 'kernel' and 'end', or write 'cpu r|w|a' for a CPU "
                 "access)");
-      if (e.length == 0) problem(Severity::kError, reader, index, "zero-length access");
+      if (e.length == 0)
+        problem(Severity::kError, reader, index,
+                "zero-length access of " + quoted(names.name(e.name)) + " (len= must be at least 1 byte)");
       check_range(e, index, reader, "access");
       return;
     }
@@ -189,7 +191,9 @@ void TraceChecker::check_event(const Event& e, std::size_t index, const TraceRea
         problem(Severity::kError, reader, index,
                 "CPU access inside kernel " + quoted(kernel_name_) + " (begun at " + kernel_where_ +
                     "); CPU accesses go outside kernels");
-      if (e.length == 0) problem(Severity::kError, reader, index, "zero-length access");
+      if (e.length == 0)
+        problem(Severity::kError, reader, index,
+                "zero-length CPU access of " + quoted(names.name(e.name)) + " (len= must be at least 1 byte)");
       const Allocation* a = check_range(e, index, reader, "CPU access");
       if (a != nullptr && a->kind == AllocKind::kDevice)
         problem(Severity::kError, reader, index,
@@ -267,6 +271,10 @@ void TraceChecker::finish(const TraceReader& reader) {
   if (in_kernel_)
     report_at(Severity::kError, kernel_where_,
               "kernel " + quoted(kernel_name_) + " has no 'end' (the trace ends inside it)");
+  if (!reader.ended_with_end_record())
+    report_at(Severity::kWarning, reader.end_position(),
+              "the trace ends without an 'end-of-trace' line: it may be truncated (umsim's writers end every text "
+              "trace with one)");
   for (std::size_t id = 0; id < allocations_.size(); ++id)
     if (allocations_[id].state == AllocState::kLive)
       report_at(Severity::kWarning, allocations_[id].where,

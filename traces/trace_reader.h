@@ -65,6 +65,17 @@ class TraceReader {
   // The trace format version the input declares (1 or 2); converters write the same.
   virtual int version() const { return 1; }
 
+  // Once read() returned 0: whether the trace ended with its end record. The
+  // binary encoding requires one (a binary reader throws without it); in text it
+  // is the optional `end-of-trace` line that writers always emit, so a text trace
+  // cut at a line boundary shows as one without it (`trace check` warns). Readers
+  // of built traces say true.
+  virtual bool ended_with_end_record() const { return true; }
+
+  // Once read() returned 0: where the input ended, for reports about its end,
+  // e.g. "trace.umt:41" (the last line). Defaults to source().
+  virtual std::string end_position() const { return source(); }
+
   // Comments met during the last read(), in order, so that converters can keep them.
   // Readers that carry no comments return an empty span.
   virtual std::span<const TraceComment> comments() const { return {}; }

@@ -10,9 +10,10 @@ std::uint64_t page_touches(const Event& e) {
   if (e.length == 0) return 0;
   std::uint64_t per_pass;
   if (e.stride <= kPageSize) {
-    // A range past 2^64 is refused by every consumer; its estimate saturates.
+    // A range past 2^64 is refused by every consumer, with its own error naming the
+    // line: it makes no work (a saturated estimate would refuse it for the wrong reason).
     const auto last = checked_add(e.offset, e.length - 1);
-    if (!last) return UINT64_MAX;
+    if (!last) return 0;
     per_pass = *last / kPageSize - e.offset / kPageSize + 1;
   } else {
     per_pass = ceil_div(e.length, e.stride);  // one touch per stride step, each on its own page

@@ -10,7 +10,8 @@
 
 namespace umsim::trace {
 
-// Page touches of one access: pages per pass times its count, saturating.
+// Page touches of one access: pages per pass times its count, saturating; 0 for
+// a range that ends past 2^64 (every consumer refuses it with its own error).
 std::uint64_t page_touches(const Event& e);
 
 // Page touches of every access (pages per pass times passes), summed over the

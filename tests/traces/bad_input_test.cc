@@ -37,7 +37,7 @@ const TextCase kTextCases[] = {
      "<memory>:1: unsupported text trace version 3 (this reader supports versions 1 and 2)"},
     {"unknown_keyword", "umsim-trace 1\nallocate A 4KiB managed\n",
      "<memory>:2: unknown keyword 'allocate' (expected alloc, free, kernel, end, r, w, a, rmw, cpu, prefetch, advise, "
-     "sync, record, wait, phase, copy, memset or peer)"},
+     "sync, record, wait, phase, copy, memset, peer or end-of-trace)"},
     {"bad_unit", "umsim-trace 1\nalloc A 64MB managed\n",
      "<memory>:2: bad allocation size: unknown unit 'MB' in '64MB' (expected B, KiB, MiB, GiB or TiB)"},
     {"negative_size", "umsim-trace 1\nalloc A -4KiB managed\n",

@@ -51,7 +51,8 @@ constexpr const char* kCanonical =
     "  rmw A len=8KiB\n"
     "end\n"
     "cpu rmw A len=4KiB count=2\n"
-    "free A\nfree D\nfree E\n";
+    "free A\nfree D\nfree E\n"
+    "end-of-trace\n";
 
 TEST(FormatV2, DecodesEveryStatement) {
   auto reader = open_trace_from_memory(kTrace, "v2.umt");
@@ -109,7 +110,7 @@ TEST(FormatV2, CanonicalTextIsAFixedPointAndSurvivesBinary) {
 }
 
 TEST(FormatV2, VersionOneTracesStayVersionOne) {
-  const std::string v1 = "umsim-trace 1\nalloc A 4KiB managed\ncpu w A len=4KiB\nfree A\n";
+  const std::string v1 = "umsim-trace 1\nalloc A 4KiB managed\ncpu w A len=4KiB\nfree A\nend-of-trace\n";
   auto reader = open_trace_from_memory(v1, "v1.umt");
   EXPECT_EQ(reader->version(), 1);
   const auto items = testing::read_items(*reader);
@@ -213,7 +214,7 @@ TEST(FormatV2, BinaryVersionOneRejectsVersionTwoRecords) {
 }
 
 std::vector<std::string> check(const std::string& body) {
-  auto reader = open_trace_from_memory("umsim-trace 2\n" + body, "c.umt");
+  auto reader = open_trace_from_memory("umsim-trace 2\n" + body + "end-of-trace\n", "c.umt");
   std::vector<std::string> out;
   check_trace(*reader, [&](const TraceProblem& p) { out.push_back(to_string(p)); });
   return out;

@@ -2,6 +2,8 @@
 // report; all problems of a trace are reported, not just the first.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "traces/trace_checker.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -9,11 +11,18 @@
 namespace umsim::trace {
 namespace {
 
-std::vector<std::string> problems(const std::string& body) {
-  auto reader = open_trace_from_memory("umsim-trace 1\n" + body, "t.umt");
+// Everything `trace check` reports for a whole text trace.
+std::vector<std::string> problems_of_text(const std::string& text, const std::string& source = "t.umt") {
+  auto reader = open_trace_from_memory(text, source);
   std::vector<std::string> out;
   check_trace(*reader, [&](const TraceProblem& p) { out.push_back(to_string(p)); });
   return out;
+}
+
+// The statements of a complete trace: the header before them (line 1, so the
+// body's first line is line 2) and the end record after them, as writers emit.
+std::vector<std::string> problems(const std::string& body) {
+  return problems_of_text("umsim-trace 1\n" + body + "end-of-trace\n");
 }
 
 using Lines = std::vector<std::string>;
@@ -112,7 +121,7 @@ TEST(TraceChecker, EventsMustBeRecordedBeforeWaitedOn) {
 
 TEST(TraceChecker, ZeroLengths) {
   EXPECT_EQ(problems("alloc A 4KiB managed\ncpu r A len=0B\nprefetch A+4KiB to=gpu0\nfree A\n"),
-            (Lines{"t.umt:3: error: zero-length access", "t.umt:4: warning: zero-length prefetch"}));
+            (Lines{"t.umt:3: error: zero-length CPU access of 'A' (len= must be at least 1 byte)", "t.umt:4: warning: zero-length prefetch"}));
 }
 
 TEST(TraceChecker, MalformedTextLinesAreReportedAndSkipped) {
@@ -120,7 +129,7 @@ TEST(TraceChecker, MalformedTextLinesAreReportedAndSkipped) {
             (Lines{"t.umt:3: error: bad allocation size: unknown unit 'MB' in '4MB' (expected B, KiB, MiB, GiB or TiB)",
                    "t.umt:4: error: CPU access [0B, +8KiB) is outside 'A' (size 4KiB)",
                    "t.umt:5: error: unknown keyword 'frobnicate' (expected alloc, free, kernel, end, r, w, a, rmw, cpu, "
-                   "prefetch, advise, sync, record, wait, phase, copy, memset or peer)"}));
+                   "prefetch, advise, sync, record, wait, phase, copy, memset, peer or end-of-trace)"}));
 }
 
 TEST(TraceChecker, BinaryPositionsAreByteOffsets) {
@@ -139,6 +148,64 @@ TEST(TraceChecker, BinaryPositionsAreByteOffsets) {
   // Name def "A" (3 bytes), alloc (tag, name, processor, 2-byte size), then the access at byte 8.
   EXPECT_EQ(out, (Lines{"t.umtb:byte 8: error: CPU access [8KiB, +4B) is outside 'A' (size 4KiB)",
                         "t.umtb:byte 3: warning: allocation 'A' is never freed"}));
+  // The text had no 'end-of-trace'; the binary encoding's own end record is required by its reader, so a
+  // binary trace never draws the text warning.
+}
+
+TEST(TraceChecker, EndOfTraceRecord) {
+  const std::string complete = "umsim-trace 1\nalloc A 4KiB managed\nfree A\nend-of-trace\n";
+  EXPECT_EQ(problems_of_text(complete), Lines{});
+  // Comments and blank lines may follow it.
+  EXPECT_EQ(problems_of_text(complete + "# written by hand\n\n   \n"), Lines{});
+  // Without it the check passes with a warning at the last line: the trace may have been cut there.
+  EXPECT_EQ(problems_of_text("umsim-trace 1\nalloc A 4KiB managed\nfree A\n"),
+            Lines{"t.umt:3: warning: the trace ends without an 'end-of-trace' line: it may be truncated (umsim's "
+                  "writers end every text trace with one)"});
+  // Anything else after it is an error, reported and skipped like any malformed line.
+  EXPECT_EQ(problems_of_text(
+                "umsim-trace 1\nalloc A 4KiB managed\nend-of-trace\nfree A\n# fine\nend-of-trace\n"),
+            (Lines{"t.umt:4: error: statement after 'end-of-trace' (line 3): only comments and blank lines may "
+                   "follow the end of the trace",
+                   "t.umt:6: error: statement after 'end-of-trace' (line 3): only comments and blank lines may "
+                   "follow the end of the trace",
+                   "t.umt:2: warning: allocation 'A' is never freed"}));
+  EXPECT_EQ(problems_of_text("umsim-trace 1\nend-of-trace now\n"),
+            (Lines{"t.umt:2: error: unexpected 'now' ('end-of-trace' ends the trace and takes no fields)",
+                   "t.umt:2: warning: the trace ends without an 'end-of-trace' line: it may be truncated (umsim's "
+                   "writers end every text trace with one)"}));
+  // Inside a kernel it ends the trace there: the kernel has no 'end'.
+  EXPECT_EQ(problems_of_text("umsim-trace 1\nkernel k gpu=0\nend-of-trace\n"),
+            Lines{"t.umt:2: error: kernel 'k' has no 'end' (the trace ends inside it)"});
+}
+
+TEST(TraceChecker, TruncatedWriterOutputIsReported) {
+  // What the text writer produces ends with the record; cut at any line boundary before it, the check warns
+  // where the text stops.
+  std::string text;
+  {
+    auto w = create_trace_writer_to_string(&text, Encoding::kText);
+    auto reader = open_trace("traces/examples/training_step.umt");
+    std::vector<Event> batch(4096);
+    for (std::size_t n; (n = reader->read(batch)) > 0;)
+      for (std::size_t i = 0; i < n; ++i) w->write(batch[i], reader->names().name(batch[i].name));
+    w->finish();
+  }
+  ASSERT_TRUE(text.ends_with("\nend-of-trace\n"));
+  EXPECT_EQ(problems_of_text(text), Lines{});
+  std::size_t lines = 0;
+  for (std::size_t cut = text.find('\n'); cut != std::string::npos && cut + 1 < text.size();
+       cut = text.find('\n', cut + 1)) {
+    ++lines;
+    const Lines found = problems_of_text(text.substr(0, cut + 1));
+    const std::string missing = "t.umt:" + std::to_string(lines) + ": warning: the trace ends without an "
+                                "'end-of-trace' line: it may be truncated (umsim's writers end every text trace "
+                                "with one)";
+    EXPECT_NE(std::find(found.begin(), found.end(), missing), found.end()) << "cut after line " << lines;
+  }
+  EXPECT_GT(lines, 10u);
+  std::string empty;
+  create_trace_writer_to_string(&empty, Encoding::kText)->finish();
+  EXPECT_EQ(empty, "umsim-trace 1\nend-of-trace\n");
 }
 
 }  // namespace

@@ -99,7 +99,8 @@ TEST(CacheTraceImport, OracleGeneralObjectsBecomePagesInFirstRequestOrder) {
             "  r objects+8KiB len=4KiB\n"
             "  r objects+4KiB len=4KiB\n"
             "end\n"
-            "free objects\n");
+            "free objects\n"
+            "end-of-trace\n");
 }
 
 TEST(CacheTraceImport, SizeAwareObjectsSpanTheirPages) {
@@ -120,7 +121,8 @@ TEST(CacheTraceImport, SizeAwareObjectsSpanTheirPages) {
             "  r objects+16KiB len=4KiB\n"
             "  r objects+4KiB len=12KiB\n"
             "end\n"
-            "free objects\n");
+            "free objects\n"
+            "end-of-trace\n");
   EXPECT_EQ(r.pages, 5u);
 }
 
@@ -133,7 +135,8 @@ TEST(CacheTraceImport, TxtAndCsvRequests) {
             "  r objects+4KiB len=4KiB\n"
             "  r objects len=4KiB\n"
             "end\n"
-            "free objects\n");
+            "free objects\n"
+            "end-of-trace\n");
   const std::string csv = write_file("req.csv", "time;id;size\n10; 5 ;8192\n11;6;1\n12;5;8192\n");
   CacheTraceOptions o;
   o.columns = "time=0,obj=1,size=2";
@@ -147,7 +150,8 @@ TEST(CacheTraceImport, TxtAndCsvRequests) {
             "  r objects+8KiB len=4KiB\n"
             "  r objects len=8KiB\n"
             "end\n"
-            "free objects\n");
+            "free objects\n"
+            "end-of-trace\n");
 }
 
 TEST(CacheTraceImport, BadRecordsNameTheirByteOffsetOrLine) {

@@ -100,7 +100,8 @@ TEST(RecordToTrace, HandComputedLog) {
             "  w managed0+24KiB len=4KiB\n"
             "end\n"
             "free managed1\n"
-            "free managed0\n")
+            "free managed0\n"
+            "end-of-trace\n")
       << events;
   EXPECT_EQ(s.allocations, 2u);
   EXPECT_EQ(s.kernels, 2u);
@@ -130,7 +131,8 @@ end 11
             "kernel k gpu=1\n"
             "  w device0 len=4KiB\n"
             "end\n"
-            "free device0\n")
+            "free device0\n"
+            "end-of-trace\n")
       << events;
 }
 
@@ -175,7 +177,7 @@ TEST(RecordToTrace, CopiesMemsetsAndPeerAccess) {
             "copy device0 from=pinned0+4KiB len=8KiB gpu=0 stream=1 async\n"
             "memset device0 len=64KiB gpu=0 async\n"
             "peer enable gpu0 gpu1\n"
-            "free device0\nfree pinned0\n");
+            "free device0\nfree pinned0\nend-of-trace\n");
   EXPECT_EQ(s.copies, 3u);
   EXPECT_EQ(s.memsets, 1u);
   EXPECT_EQ(s.peer_enables, 1u);

@@ -31,6 +31,7 @@ def write(name, comment, body):
         for line in comment.strip().splitlines():
             f.write("# " + line + "\n")
         f.write(body.strip() + "\n")
+        f.write("end-of-trace\n")  # a complete trace; `umsim trace check` warns when it is missing
 
 
 # mi300a-xnack: hipMalloc = device, malloc = system, hipMallocManaged = managed.

@@ -21,6 +21,7 @@ def write(name, comment, body, version=1):
         for line in comment.strip().splitlines():
             f.write("# " + line + "\n")
         f.write(body.strip() + "\n")
+        f.write("end-of-trace\n")  # a complete trace; `umsim trace check` warns when it is missing
 
 
 write("v01_sequential_first_touch", """
