@@ -30,4 +30,11 @@ out=$(python3 "$script" "$logs" "$tmp/log2"); status=$?
 : >"$tmp/empty"
 out=$(python3 "$script" "$tmp/none" "$tmp/empty"); status=$?
 [[ $out == "0 passed, 1 failed" && $status -ne 0 ]] || { echo "FAIL: a run with no tests must fail, got '$out'"; exit 1; }
+# Several runs (.ci/run: the sanitized run, then the plain one) give one line for all of them.
+out=$(python3 "$script" "$logs" "$tmp/log" "$logs" "$tmp/log2"); status=$?
+[[ $out == "5 passed, 2 failed" && $status -ne 0 ]] || { echo "FAIL: two runs, got '$out' status $status"; exit 1; }
+out=$(python3 "$script" "$logs" "$tmp/log2" "$tmp/none" "$tmp/empty"); status=$?
+[[ $out == "2 passed, 1 failed" && $status -ne 0 ]] || { echo "FAIL: a second run that built nothing must fail, got '$out'"; exit 1; }
+out=$(python3 "$script" "$logs" "$tmp/log2" "$logs" "$tmp/log2"); status=$?
+[[ $out == "4 passed, 0 failed" && $status -eq 0 ]] || { echo "FAIL: two passing runs, got '$out' status $status"; exit 1; }
 echo PASS

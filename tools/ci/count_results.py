@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Counts test cases from Bazel's test.xml files and prints 'N passed, N failed'.
 
+Usage: count_results.py TESTLOGS [LOG] [TESTLOGS LOG ...]
+Each TESTLOGS LOG pair is one `bazel test` run (its bazel-testlogs directory and
+its console output); the line printed covers every run given, so .ci/run can end
+with one line for the sanitized run and the plain run together.
+
 A test target whose XML is missing or unreadable while Bazel reported it as failed
 counts as one failed case, so a crash can never be reported as a pass.
 Exit status: 0 when nothing failed, 1 otherwise.
@@ -11,9 +16,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 
-def main() -> int:
-    testlogs = pathlib.Path(sys.argv[1])
-    log_text = pathlib.Path(sys.argv[2]).read_text(errors="replace") if len(sys.argv) > 2 else ""
+def count_run(testlogs: pathlib.Path, log_text: str) -> tuple[int, int]:
+    """(passed, failed) test cases of one `bazel test` run."""
     passed = failed = 0
     # Targets Bazel reported, e.g. "//tests:foo   PASSED in 0.2s" / "FAILED" / "TIMEOUT" / "NO STATUS".
     # Cached results read "//tests:foo   (cached) PASSED in 0.2s".
@@ -49,6 +53,20 @@ def main() -> int:
             failed += 1
     if not reported and passed == 0:
         failed += 1  # the build itself failed: no test ran
+    return passed, failed
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if not args or (len(args) > 2 and len(args) % 2):
+        print("usage: count_results.py TESTLOGS [LOG] [TESTLOGS LOG ...]", file=sys.stderr)
+        return 2
+    passed = failed = 0
+    for i in range(0, len(args), 2):
+        log_text = pathlib.Path(args[i + 1]).read_text(errors="replace") if i + 1 < len(args) else ""
+        p, f = count_run(pathlib.Path(args[i]), log_text)
+        passed += p
+        failed += f
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
