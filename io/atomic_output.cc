@@ -8,8 +8,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <streambuf>
 #include <vector>
+
+#include "io/descriptor_buffer.h"
 
 namespace umsim::io {
 namespace {
@@ -51,51 +52,7 @@ std::string resolve_links(const std::string& path) {
   return p;
 }
 
-bool write_all(int fd, const char* data, std::size_t n, int* error) {
-  while (n > 0) {
-    const ssize_t put = ::write(fd, data, n);
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      *error = errno;
-      return false;
-    }
-    data += put;
-    n -= static_cast<std::size_t>(put);
-  }
-  return true;
-}
-
 }  // namespace
-
-// A streambuf that writes to the file descriptor and remembers the first error
-// instead of throwing (iostreams would swallow the exception).
-class AtomicOutput::Buffer final : public std::streambuf {
- public:
-  explicit Buffer(int fd) : fd_(fd), data_(1 << 16) { setp(data_.data(), data_.data() + data_.size()); }
-  int error() const { return error_; }
-  bool drain() {
-    const std::size_t n = static_cast<std::size_t>(pptr() - pbase());
-    setp(data_.data(), data_.data() + data_.size());
-    if (error_ != 0) return false;
-    return write_all(fd_, data_.data(), n, &error_);
-  }
-
- protected:
-  int_type overflow(int_type c) override {
-    if (!drain()) return traits_type::eof();
-    if (!traits_type::eq_int_type(c, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(c);
-      pbump(1);
-    }
-    return traits_type::not_eof(c);
-  }
-  int sync() override { return drain() ? 0 : -1; }
-
- private:
-  int fd_;
-  std::vector<char> data_;
-  int error_ = 0;
-};
 
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw OutputError("cannot create an output with an empty path");
@@ -120,7 +77,7 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
     const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~process_umask());
     if (::fchmod(fd_, mode) != 0) fail("cannot create", errno);
   }
-  buffer_ = std::make_unique<Buffer>(fd_);
+  buffer_ = std::make_unique<DescriptorBuffer>(fd_);
   stream_ = std::make_unique<std::ostream>(buffer_.get());
 }
 
@@ -173,6 +130,11 @@ void AtomicOutput::commit() {
   stream_.reset();
   buffer_.reset();
   committed_ = true;
+}
+
+bool writes_in_place(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {

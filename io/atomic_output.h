@@ -22,6 +22,8 @@
 
 namespace umsim::io {
 
+class DescriptorBuffer;
+
 class OutputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -50,7 +52,6 @@ class AtomicOutput {
   const std::string& path() const { return path_; }
 
  private:
-  class Buffer;
   [[noreturn]] void fail(const std::string& what, int error);
   void discard() noexcept;
 
@@ -58,10 +59,14 @@ class AtomicOutput {
   std::string target_;     // what commit() replaces (symbolic links resolved)
   std::string temporary_;  // empty when writing the target directly
   int fd_ = -1;
-  std::unique_ptr<Buffer> buffer_;
+  std::unique_ptr<DescriptorBuffer> buffer_;
   std::unique_ptr<std::ostream> stream_;
   bool committed_ = false;
 };
+
+// Whether `path` is a character device or a FIFO, which AtomicOutput writes in
+// place (nothing beside it, nothing to resume from).
+bool writes_in_place(const std::string& path);
 
 // Writes `bytes` to `path` atomically (an AtomicOutput, written and committed).
 void write_file_atomically(const std::string& path, std::string_view bytes);

@@ -6,12 +6,19 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
+#include "third_party/toml.h"
 #include "traces/units.h"
 
 namespace umsim::sim {
 namespace {
+
+// The slowest bandwidth and the largest single cost a profile may give, far
+// beyond any hardware (bandwidths are GB/s, costs microseconds): past them a
+// value is a mistake of units, and a handful of operations would overflow the
+// simulated clock (ns in 64 bits) without a word.
+constexpr double kMinGbps = 0.001;
+constexpr Nanos kMaxCostNs = 1'000'000'000;
 
 // Reads the keys of one TOML table, remembering which were used so that
 // unknown keys can be reported with their line.
@@ -82,17 +89,36 @@ class TableReader {
     return v;
   }
 
-  // An integer (nanoseconds) or a string with a unit ("20us").
+  // A bandwidth in GB/s: positive, at least kMinGbps, or inf.
+  double bandwidth(std::string_view key) { return bandwidth_of(required(key), path(key)); }
+
+  double bandwidth_of(const toml::node& n, const std::string& what) const {
+    const double v = positive_number_of(n, what);
+    if (v < kMinGbps)
+      fail(n, fmt::format("'{}' = {} GB/s is below the {} GB/s (1 MB/s) the model takes (a mistake of units?)",
+                          what, v, kMinGbps));
+    return v;
+  }
+
+  // An integer (nanoseconds) or a string with a unit ("20us"), at most kMaxCostNs.
   Nanos duration(std::string_view key) {
     const toml::node& n = required(key);
+    Nanos v = 0;
     if (n.is_integer()) {
       if (n.as_integer()->get() < 0) fail(n, fmt::format("'{}' must not be negative", path(key)));
-      return static_cast<Nanos>(n.as_integer()->get());
+      v = static_cast<Nanos>(n.as_integer()->get());
+    } else {
+      if (!n.is_string())
+        fail(n, fmt::format("'{}' must be a duration such as \"20us\" or an integer of ns", path(key)));
+      const auto parsed = trace::parse_duration_ns(n.as_string()->get());
+      if (!parsed.ok()) fail(n, fmt::format("'{}': {}", path(key), parsed.error));
+      v = parsed.value;
     }
-    if (!n.is_string()) fail(n, fmt::format("'{}' must be a duration such as \"20us\" or an integer of ns", path(key)));
-    const auto parsed = trace::parse_duration_ns(n.as_string()->get());
-    if (!parsed.ok()) fail(n, fmt::format("'{}': {}", path(key), parsed.error));
-    return parsed.value;
+    if (v > kMaxCostNs)
+      fail(n, fmt::format("'{}' = {}ns is longer than the 1s the model takes for one operation's cost (a mistake "
+                          "of units?)",
+                          path(key), v));
+    return v;
   }
 
   // An integer (bytes) or a string with a unit ("141GiB").
@@ -145,10 +171,10 @@ LinkProfile read_link(TableReader& parent, std::string_view key, const std::stri
   auto& c = link.curve;
   if (curve == "flat") {
     c.kind = BandwidthCurve::Kind::kFlat;
-    c.peak_gbps = t.positive_number("peak_gbps");
+    c.peak_gbps = t.bandwidth("peak_gbps");
   } else if (curve == "atan") {
     c.kind = BandwidthCurve::Kind::kAtan;
-    c.peak_gbps = t.positive_number("peak_gbps");
+    c.peak_gbps = t.bandwidth("peak_gbps");
     c.atan_b_per_kib = t.positive_number("atan_b_per_kib");
   } else if (curve == "points") {
     c.kind = BandwidthCurve::Kind::kPoints;
@@ -160,7 +186,7 @@ LinkProfile read_link(TableReader& parent, std::string_view key, const std::stri
       if (!pair || pair->size() != 2)
         t.fail(item, fmt::format("'{}points' entries must be [size, GB/s] pairs", t.path("")));
       const Bytes size = t.bytes_of(*pair->get(0), t.path("points") + " size");
-      const double gbps = t.positive_number_of(*pair->get(1), t.path("points") + " bandwidth");
+      const double gbps = t.bandwidth_of(*pair->get(1), t.path("points") + " bandwidth");
       if (!c.points.empty() && size <= c.points.back().first)
         t.fail(item, fmt::format("'{}' sizes must be strictly ascending", t.path("points")));
       c.points.emplace_back(size, gbps);
@@ -207,7 +233,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
     p.peer_access = t.boolean("peer_access");
-    if (t.has("access_gbps")) p.gpu_access_gbps = t.positive_number("access_gbps");
+    if (t.has("access_gbps")) p.gpu_access_gbps = t.bandwidth("access_gbps");
     if (t.has("access_lanes")) p.gpu_access_lanes = static_cast<std::uint32_t>(t.integer("access_lanes", 1, 1 << 20));
     if (t.has("access_unit")) p.gpu_access_unit = access_unit(t, "access_unit");
     if (t.has("access_cost")) p.gpu_access_ns = t.duration("access_cost");
@@ -248,7 +274,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     p.fault_va_block_ns = t.duration("va_block_cost");
     p.fault_page_ns = t.duration("page_cost");
     if (t.has("populate_va_block_cost")) p.fault_populate_block_ns = t.duration("populate_va_block_cost");
-    if (t.has("populate_gbps")) p.populate_gbps = t.positive_number("populate_gbps");
+    if (t.has("populate_gbps")) p.populate_gbps = t.bandwidth("populate_gbps");
     if (t.has("duplicate_va_block_cost")) p.fault_duplicate_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("migrated_page_cost")) p.fault_migrated_page_ns = t.duration("migrated_page_cost");
     t.finish();
@@ -270,8 +296,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("remote"), "remote", source);
     t.only({"gpu_to_host_gbps", "gpu_to_gpu_gbps", "access_unit", "access_cost"});
-    p.remote_gpu_to_host_gbps = t.positive_number("gpu_to_host_gbps");
-    p.remote_gpu_to_peer_gbps = t.positive_number("gpu_to_gpu_gbps");
+    p.remote_gpu_to_host_gbps = t.bandwidth("gpu_to_host_gbps");
+    p.remote_gpu_to_peer_gbps = t.bandwidth("gpu_to_gpu_gbps");
     if (t.has("access_unit")) p.remote_access_unit = access_unit(t, "access_unit");
     if (t.has("access_cost")) p.remote_access_ns = t.duration("access_cost");
     t.finish();
@@ -294,9 +320,9 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost"});
-    p.pinned_copy_gbps = t.positive_number("pinned_copy_gbps");
-    p.pageable_copy_gbps = t.positive_number("pageable_copy_gbps");
-    if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.positive_number("pageable_to_host_copy_gbps");
+    p.pinned_copy_gbps = t.bandwidth("pinned_copy_gbps");
+    p.pageable_copy_gbps = t.bandwidth("pageable_copy_gbps");
+    if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.bandwidth("pageable_to_host_copy_gbps");
     if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
     t.finish();
   }

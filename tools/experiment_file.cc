@@ -6,7 +6,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
+
+#include "third_party/toml.h"
 
 namespace umsim::cli {
 namespace {

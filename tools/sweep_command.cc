@@ -12,12 +12,10 @@
 // `umsim sweep merge` joins the shards, checking that none is missing.
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +23,7 @@
 
 #include "io/atomic_output.h"
 #include "io/same_file.h"
+#include "io/standard_output.h"
 #include "sim/engine.h"
 #include "sim/profile_lookup.h"
 #include "sim/progress_meter.h"
@@ -38,6 +37,7 @@
 #include "tools/sweep_plan.h"
 #include "tools/sweep_results.h"
 #include "tools/sweep_runner.h"
+#include "tools/sweep_threads.h"
 #include "traces/trace_reader.h"
 
 namespace umsim::cli {
@@ -100,9 +100,11 @@ void run(const Options& o) {
     axes = from_file;
   }
   if (axes.traces.empty()) throw std::runtime_error("sweep: no traces (give trace files or `traces` in --config)");
-  if (o.resume && o.out.empty()) throw std::runtime_error("sweep: --resume needs -o (the output to resume)");
-
-  const std::string journal_path = o.out.empty() ? "" : o.out + ".partial";
+  // A device or a pipe (/dev/stdout, a FIFO) is written in place: no journal
+  // beside it (it would be /dev/stdout.partial), so nothing to resume.
+  const std::string journal_path = o.out.empty() || io::writes_in_place(o.out) ? "" : o.out + ".partial";
+  if (o.resume && journal_path.empty())
+    throw std::runtime_error("sweep: --resume needs -o naming a file (the output to resume)");
   if (!o.out.empty()) {
     // Before anything is opened: the output (or its journal) must not be an input.
     std::vector<std::string> inputs = axes.traces;
@@ -110,8 +112,8 @@ void run(const Options& o) {
     for (const auto& p : axes.profiles)
       if (std::filesystem::exists(p)) inputs.push_back(p);
     io::refuse_output_naming_input(o.out, inputs);
-    io::refuse_output_naming_input(journal_path, inputs);
-    if (!o.resume && std::filesystem::exists(journal_path))
+    if (!journal_path.empty()) io::refuse_output_naming_input(journal_path, inputs);
+    if (!o.resume && !journal_path.empty() && std::filesystem::exists(journal_path))
       throw std::runtime_error(journal_path + ": the finished points of an interrupted sweep; --resume continues it, "
                                               "or remove the file to start over");
   }
@@ -145,67 +147,61 @@ void run(const Options& o) {
   for (const SweepPoint* p : mine)
     if (!finished.count(p->index)) todo.push_back(p);
   std::unique_ptr<LineJournal> journal;
-  if (!o.out.empty() && !todo.empty()) journal = std::make_unique<LineJournal>(journal_path);
+  if (!journal_path.empty() && !todo.empty()) journal = std::make_unique<LineJournal>(journal_path);
 
   const bool terminal = !o.quiet && sim::ProgressMeter::stderr_is_terminal();
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> lines(todo.size());
-  std::atomic<std::size_t> next{0};
   std::size_t done = 0, failures = 0;
-  std::atomic<bool> stop{false};
-  std::mutex mutex;  // guards the journal, the counters, the errors and stderr
+  bool stop = false;
   std::string first_error;
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
-  auto worker = [&] {
-    for (std::size_t i; !stop && (i = next.fetch_add(1)) < todo.size();) {
-      const SweepPoint& p = *todo[i];
-      std::string line, error;
-      try {
-        line = run_sweep_point(p, profiles.at(p.profile), footprint.at(p.trace)).dump();
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-      std::lock_guard lock(mutex);
-      if (!error.empty()) {
-        ++failures;
-        if (first_error.empty()) first_error = describe_point(p) + ": " + error;
-        if (!o.keep_going) {
-          stop = true;
-          continue;
-        }
-        nlohmann::ordered_json failed = point_fields(p);
-        failed["error"] = error;
-        failed["sweep"] = sweep;
-        line = failed.dump();
-      } else {
-        // Appended last so that every line (finished or failed) reads the same way.
-        line.pop_back();
-        line += ",\"sweep\":" + sweep.dump() + "}";
-      }
-      try {
-        if (journal) journal->append(line);
-      } catch (const std::exception& e) {
-        if (first_error.empty()) first_error = e.what();
-        ++failures;
-        stop = true;
-        continue;
-      }
-      lines[i] = std::move(line);
-      ++done;
-      const auto now = std::chrono::steady_clock::now();
-      // On a terminal, every point; in a log (Slurm), a line every 10 s.
-      if (!o.quiet && (terminal || now - last_report > std::chrono::seconds(10))) {
-        last_report = now;
-        const double elapsed = std::chrono::duration<double>(now - start).count();
-        std::cerr << (terminal ? "\r" : "") << sim::progress_text("sweep", done, todo.size(), "points", elapsed)
-                  << (terminal ? "   " : "\n") << std::flush;
-      }
-    }
+  auto run_point = [&](std::size_t i) {
+    const SweepPoint& p = *todo[i];
+    return run_sweep_point(p, profiles.at(p.profile), footprint.at(p.trace)).dump();
   };
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::min<std::size_t>(jobs, todo.size()); ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+  // Called under the threads' lock: the journal, the counters, the errors and stderr are one thread's at a time.
+  auto finish_point = [&](std::size_t i, PointOutcome& outcome) {
+    const SweepPoint& p = *todo[i];
+    std::string line = std::move(outcome.line);
+    if (!outcome.error.empty()) {
+      ++failures;
+      if (first_error.empty()) first_error = describe_point(p) + ": " + outcome.error;
+      if (!o.keep_going) {
+        stop = true;
+        return false;
+      }
+      nlohmann::ordered_json failed = point_fields(p);
+      failed["error"] = outcome.error;
+      failed["sweep"] = sweep;
+      line = failed.dump();
+    } else {
+      // Appended last so that every line (finished or failed) reads the same way.
+      line.pop_back();
+      line += ",\"sweep\":" + sweep.dump() + "}";
+    }
+    try {
+      if (journal) journal->append(line);
+    } catch (const std::exception& e) {
+      if (first_error.empty()) first_error = e.what();
+      ++failures;
+      stop = true;
+      return false;
+    }
+    lines[i] = std::move(line);
+    ++done;
+    const auto now = std::chrono::steady_clock::now();
+    // On a terminal, every point; in a log (Slurm), a line every 10 s.
+    if (!o.quiet && (terminal || now - last_report > std::chrono::seconds(10))) {
+      last_report = now;
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      std::cerr << (terminal ? "\r" : "") << sim::progress_text("sweep", done, todo.size(), "points", elapsed)
+                << (terminal ? "   " : "\n") << std::flush;
+    }
+    return true;
+  };
+  const unsigned threads = run_points_on_threads(todo.size(), jobs, run_point, finish_point);
   if (terminal && !todo.empty()) std::cerr << "\r\033[K" << std::flush;
   if (stop && journal && done == 0 && std::filesystem::is_empty(journal_path)) {
     journal.reset();
@@ -224,17 +220,17 @@ void run(const Options& o) {
   std::string text;
   for (const auto& [index, line] : ordered) text += *line + "\n";
   if (o.out.empty()) {
-    std::cout << text << std::flush;
-    if (!std::cout) throw std::runtime_error("stdout: cannot write the sweep's output");
+    std::cout << text;
+    io::check_standard_output();
   } else {
     io::write_file_atomically(o.out, text);
-    std::filesystem::remove(journal_path);
+    if (!journal_path.empty()) std::filesystem::remove(journal_path);
   }
   if (!o.quiet)
     std::cerr << fmt::format("sweep: {} of {} combinations (shard {}{}) on {} threads in {:.1f} s{}\n", mine.size(),
                              all.size(), o.shard,
                              finished.empty() ? "" : fmt::format(", {} resumed", finished.size()),
-                             std::min<std::size_t>(jobs, todo.size()),
+                             threads,
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                              o.out.empty() ? "" : ", written to " + o.out);
   if (failures) {
@@ -258,8 +254,8 @@ void merge(const std::vector<std::string>& inputs, const std::string& out, bool 
     failed += l.failed();
   }
   if (out.empty()) {
-    std::cout << text << std::flush;
-    if (!std::cout) throw std::runtime_error("stdout: cannot write the merged sweep");
+    std::cout << text;
+    io::check_standard_output();
   } else {
     io::write_file_atomically(out, text);
   }

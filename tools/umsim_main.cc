@@ -55,6 +55,7 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
 }  // namespace umsim::cli
 
 int main(int argc, char** argv) {
+  umsim::io::keep_standard_output_errors();
   CLI::App app{"umsim: unified-memory (managed memory / UVM / SVM) emulator and policy testbed"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("umsim ") + umsim::cli::kUmsimVersion + " (commit " +
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
     return umsim::cli::kUsageError;
   }
   int status = 0;
+  std::string reported;  // a command that checked standard output itself has said why it failed
   try {
     app.parse(argc, argv);
     status = umsim::cli::exit_status();
@@ -76,11 +78,14 @@ int main(int argc, char** argv) {
     // --help and --version exit 0; every usage error exits 2 (not CLI11's own codes).
     status = app.exit(e) == 0 ? 0 : umsim::cli::kUsageError;
   } catch (const std::exception& e) {
-    std::cerr << "umsim: " << e.what() << "\n";
+    reported = e.what();
+    std::cerr << "umsim: " << reported << "\n";
     status = 1;
   }
-  if (const std::string error = umsim::io::flush_standard_output(); !error.empty()) {
-    std::cerr << "umsim: cannot write the standard output: " << error << "\n";
+  try {
+    umsim::io::check_standard_output();
+  } catch (const std::exception& e) {
+    if (e.what() != reported) std::cerr << "umsim: " << e.what() << "\n";
     return 1;
   }
   return status;

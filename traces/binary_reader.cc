@@ -200,7 +200,7 @@ void BinaryReader::read_bytes_record(std::uint8_t tag, std::size_t batch_index) 
     if (names_.intern(text) != expected) fail_at(at, "name '" + std::string(text) + "' is defined twice");
     last_access_end_.push_back(0);
   } else {
-    comments_.push_back({batch_index, std::string(text)});
+    comments_.push_back({batch_index, std::string(text), source_ + ":byte " + std::to_string(at)});
   }
   pos_ += header + length;
 }

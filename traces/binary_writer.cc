@@ -219,8 +219,7 @@ void BinaryWriter::comment(std::string_view text) {
     std::string_view line = text.substr(0, nl);
     while (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // as the text encoding stores it
     if (line.size() > kMaxCommentBytes)
-      throw TraceError(target_ + ": comment line of " + std::to_string(line.size()) + " bytes is longer than " +
-                       std::to_string(kMaxCommentBytes));
+      throw CommentTooLongError(target_, line.size(), kMaxCommentBytes);
     put_bytes_record(binary::kTagComment, line);
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);

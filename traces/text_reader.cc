@@ -298,8 +298,8 @@ Bytes TextReader::whole_rest_of_allocation(const Event& e, std::string_view keyw
     fail(std::string(keyword) + " without len= of '" + names_.name(e.name) +
          "', which has not been allocated (give len=)");
   if (e.offset > size)
-    fail(std::string(keyword) + " offset " + format_bytes(e.offset) + " is beyond the end of '" +
-         names_.name(e.name) + "' (" + format_bytes(size) + ")");
+    fail(std::string(keyword) + " offset " + describe_bytes(e.offset) + " is beyond the end of '" +
+         names_.name(e.name) + "' (" + describe_bytes(size) + ")");
   return size - e.offset;
 }
 
@@ -516,7 +516,8 @@ bool TextReader::parse_line(std::string_view line, Event* e, std::size_t batch_i
     if (t.size == kMaxTokens) fail("too many fields on one line (at most " + std::to_string(kMaxTokens) + ")");
     t.tok[t.size++] = line.substr(start, i - start);
   }
-  if (t.has_comment) comments_.push_back({batch_index, std::string(t.comment)});
+  if (t.has_comment)
+    comments_.push_back({batch_index, std::string(t.comment), source_ + ":" + std::to_string(line_no_)});
   if (t.size == 0) return false;
   if (end_line_ != 0)
     fail("statement after 'end-of-trace' (line " + std::to_string(end_line_) +

@@ -196,8 +196,7 @@ void TextWriter::comment(std::string_view text) {
     std::string_view line = text.substr(0, nl);
     while (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // the reader drops them too
     if (line.size() > kMaxCommentBytes)
-      throw TraceError(target_ + ": comment line of " + std::to_string(line.size()) + " bytes is longer than " +
-                       std::to_string(kMaxCommentBytes));
+      throw CommentTooLongError(target_, line.size(), kMaxCommentBytes);
     if (in_kernel_) buffer_ += "  ";
     buffer_ += '#';
     if (!line.empty()) {

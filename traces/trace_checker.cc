@@ -15,7 +15,7 @@ constexpr StreamId kModelStreams = 1u << 20;
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
 std::string range_text(const Event& e) {
-  return "[" + format_bytes(e.offset) + ", +" + format_bytes(e.length) + ")";
+  return "[" + describe_bytes(e.offset) + ", +" + describe_bytes(e.length) + ")";
 }
 
 }  // namespace
@@ -65,7 +65,7 @@ const TraceChecker::Allocation* TraceChecker::check_range(const Event& e, std::s
   if (!end || *end > a.size) {
     problem(Severity::kError, reader, index,
             std::string(what) + " " + range_text(e) + " is outside " + quoted(name) + " (size " +
-                format_bytes(a.size) + ")");
+                describe_bytes(a.size) + ")");
     return nullptr;
   }
   return &a;

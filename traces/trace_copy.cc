@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "traces/trace_error.h"
+
 namespace umsim::trace {
 
 std::uint64_t copy_trace(TraceReader& reader, TraceWriter& writer) {
@@ -13,7 +15,13 @@ std::uint64_t copy_trace(TraceReader& reader, TraceWriter& writer) {
     const auto comments = reader.comments();
     std::size_t c = 0;
     for (std::size_t i = 0; i <= n; ++i) {
-      while (c < comments.size() && comments[c].before_index == i) writer.comment(comments[c++].text);
+      for (; c < comments.size() && comments[c].before_index == i; ++c) {
+        try {
+          writer.comment(comments[c].text);
+        } catch (const CommentTooLongError& e) {  // the text reader takes longer lines than a trace may hold
+          throw TraceError(comments[c].position + ": " + e.problem() + " (writing " + e.target() + ")");
+        }
+      }
       if (i == n) break;
       const Event& e = batch[i];
       writer.write(e, has_name(e) ? std::string_view(reader.names().name(e.name)) : std::string_view(),

@@ -36,6 +36,7 @@ class NameTable {
 struct TraceComment {
   std::size_t before_index = 0;  // index in the last batch of the event it precedes (== batch size: after all)
   std::string text;
+  std::string position;  // where it was read, e.g. "trace.umt:12" or "trace.umtb:byte 4096"
 };
 
 class TraceReader {

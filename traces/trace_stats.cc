@@ -38,7 +38,7 @@ void StatsCollector::on_event(const Event& e, std::size_t index, const TraceRead
     case EventKind::kAlloc: {
       if (e.length > kMaxTrackedBytes)
         throw TraceError(reader.position(index) + ": allocation '" + reader.names().name(e.name) + "' of " +
-                         format_bytes(e.length) + " is larger than the " + format_bytes(kMaxTrackedBytes) +
+                         describe_bytes(e.length) + " is larger than the " + format_bytes(kMaxTrackedBytes) +
                          " that trace statistics track");
       const std::int64_t old = current_[e.name];
       if (old >= 0 && live_[old]->live) {  // re-allocated while live: counted as unresolved

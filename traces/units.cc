@@ -1,6 +1,7 @@
 #include "traces/units.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -146,5 +147,15 @@ ParsedNumber parse_unsigned(std::string_view text) {
 
 std::string format_bytes(std::uint64_t bytes) { return format_with_units(bytes, kByteUnits, true); }
 std::string format_duration_ns(std::uint64_t ns) { return format_with_units(ns, kTimeUnits, false); }
+
+std::string describe_bytes(std::uint64_t bytes) {
+  std::string short_form = format_bytes(bytes);
+  std::size_t digits = 0;
+  while (digits < short_form.size() && std::isdigit(static_cast<unsigned char>(short_form[digits]))) ++digits;
+  if (digits <= 4) return short_form;
+  char hex[16];
+  const auto end = std::to_chars(hex, hex + sizeof hex, bytes, 16).ptr;
+  return std::to_string(bytes) + "B (0x" + std::string(hex, end) + ")";
+}
 
 }  // namespace umsim::trace

@@ -26,4 +26,10 @@ ParsedNumber parse_unsigned(std::string_view text);  // decimal or 0x hex, no un
 std::string format_bytes(std::uint64_t bytes);       // 67108864 -> "64MiB", 4097 -> "4097B"
 std::string format_duration_ns(std::uint64_t ns);    // 200000 -> "200us"
 
+// Sizes and offsets in messages: format_bytes where that has at most four
+// digits ("64MiB", "4097B"), otherwise the exact bytes with their hex
+// (18446744073709547520 -> "18446744073709547520B (0xfffffffffffff000)", not
+// "18014398509481980KiB"), so that a huge or odd value reads as what it is.
+std::string describe_bytes(std::uint64_t bytes);
+
 }  // namespace umsim::trace

@@ -14,6 +14,7 @@
 #include <cupti.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdarg>
 
 #include <cstdio>
@@ -25,6 +26,8 @@ namespace {
 
 std::mutex g_mutex;
 FILE* g_log = nullptr;
+const char* g_log_path = nullptr;
+int g_write_error = 0;  // the first failed write's errno (a full disk), reported at exit
 bool g_finished = false;
 CUpti_SubscriberHandle g_subscriber;
 
@@ -40,7 +43,7 @@ void emit(const char* fmt, ...) {
   if (g_log == nullptr || g_finished) return;
   va_list ap;
   va_start(ap, fmt);
-  std::vfprintf(g_log, fmt, ap);
+  if (std::vfprintf(g_log, fmt, ap) < 0 && g_write_error == 0) g_write_error = errno;
   va_end(ap);
 }
 
@@ -270,9 +273,13 @@ void finish() {
   cuptiActivityFlushAll(1);
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_finished) return;
-  std::fprintf(g_log, "end %llu\n", static_cast<unsigned long long>(now()));
-  std::fclose(g_log);
+  if (std::fprintf(g_log, "end %llu\n", static_cast<unsigned long long>(now())) < 0 && g_write_error == 0)
+    g_write_error = errno;
+  if (std::fclose(g_log) != 0 && g_write_error == 0) g_write_error = errno;
   g_finished = true;
+  // The launcher then reports the log as cut short; this says why.
+  if (g_write_error != 0)
+    std::fprintf(stderr, "umsim recorder: %s: write error: %s\n", g_log_path, std::strerror(g_write_error));
 }
 
 __attribute__((constructor)) void start() {
@@ -280,9 +287,10 @@ __attribute__((constructor)) void start() {
   if (path == nullptr || *path == '\0') return;  // loaded by a child that is not being recorded
   g_log = std::fopen(path, "w");
   if (g_log == nullptr) {
-    std::fprintf(stderr, "umsim recorder: cannot write %s\n", path);
+    std::fprintf(stderr, "umsim recorder: %s: cannot create: %s\n", path, std::strerror(errno));
     return;
   }
+  g_log_path = strdup(path);  // the variable is unset below
   unsetenv("UMSIM_RECORD_LOG");  // child processes would overwrite the log
   std::fprintf(g_log, "umsim-record 1\n");
   check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");

@@ -22,6 +22,8 @@ printf 'umsim-trace 1\nalloc A 1MiB managed\ncpu r A+4KiB len=0\nfree A\nend-of-
 printf 'umsim-trace 1\nalloc A 1MiB managed\nkernel k gpu=0\n  w A len=0\nend\nfree A\nend-of-trace\n' >zero_gpu.umt
 printf 'umsim-trace 1\nalloc A 1MiB managed\ncpu r A+0xffffffffffffffff len=2\nfree A\nend-of-trace\n' >wrap.umt
 printf 'umsim-trace 1\nalloc A 1MiB managed\nprefetch A+0xfffffffffffff000 len=8KiB to=gpu0\nfree A\nend-of-trace\n' >wrap_prefetch.umt
+printf 'umsim-trace 1\nalloc A 1MiB managed\ncpu r A+0x8000000000000000 len=4KiB\nfree A\nend-of-trace\n' >past_end.umt
+printf 'umsim-trace 1\nalloc A 1MiB managed\nprefetch A+0x100001000 to=gpu0\nfree A\nend-of-trace\n' >past_end_rest.umt
 printf 'umsim-trace 1\nkernel k gpu=0 stream=1048576\nend\nend-of-trace\n' >stream.umt
 printf 'umsim-trace 1\nsync stream=4294967295\nend-of-trace\n' >sync_stream.umt
 printf 'umsim-trace 1\nalloc A 1GiB managed\nkernel k gpu=0\n  r A len=1GiB count=4294967295\nend\nfree A\nend-of-trace\n' >forever.umt

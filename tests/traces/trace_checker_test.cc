@@ -58,7 +58,12 @@ TEST(TraceChecker, AccessBeyondTheAllocation) {
 
 TEST(TraceChecker, OffsetOverflowIsOutOfRange) {
   EXPECT_EQ(problems("alloc A 4KiB managed\ncpu r A+0xffffffffffffffff len=2B\nfree A\n"),
-            Lines{"t.umt:3: error: CPU access [18446744073709551615B, +2B) is outside 'A' (size 4KiB)"});
+            Lines{"t.umt:3: error: CPU access [18446744073709551615B (0xffffffffffffffff), +2B) is outside 'A' (size "
+                  "4KiB)"});
+  // Whole KiB, but 17 digits of them: exact bytes and hex, not 18014398509481980KiB.
+  EXPECT_EQ(problems("alloc A 4KiB managed\nprefetch A+0xfffffffffffff000 len=8KiB to=gpu0\nfree A\n"),
+            Lines{"t.umt:3: error: prefetch [18446744073709547520B (0xfffffffffffff000), +8KiB) is outside 'A' (size "
+                  "4KiB)"});
 }
 
 TEST(TraceChecker, KernelWithoutEnd) {

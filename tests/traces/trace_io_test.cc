@@ -11,6 +11,7 @@
 #include "traces/event_factory.h"
 #include "traces/event_validation.h"
 #include "traces/text_writer.h"
+#include "traces/trace_copy.h"
 #include "traces/trace_names.h"
 
 namespace umsim::trace {
@@ -458,6 +459,24 @@ TEST(Writers, RefuseCommentsLongerThanTheLineLimit) {
   EXPECT_THROW(binary->comment(std::string(kMaxCommentBytes + 1, 'c')), TraceError);
   auto text = create_trace_writer_to_string(&out, Encoding::kText);
   EXPECT_THROW(text->comment(std::string(kMaxCommentBytes + 1, 'c')), TraceError);
+}
+
+// The text reader takes comment lines up to its 1 MiB line limit, a little
+// longer than a trace may hold: a conversion names the input line it came from.
+TEST(CopyTrace, NamesTheInputLineOfACommentTooLongToWrite) {
+  const std::string text = "umsim-trace 1\nphase a\n# " + std::string(kMaxCommentBytes + 1, 'x') + "\nend-of-trace\n";
+  for (const Encoding encoding : {Encoding::kText, Encoding::kBinary}) {
+    auto reader = open_trace_from_memory(text, "long.umt");
+    std::string out;
+    auto writer = create_trace_writer_to_string(&out, encoding);
+    try {
+      copy_trace(*reader, *writer);
+      FAIL() << "no error";
+    } catch (const TraceError& e) {
+      EXPECT_EQ(std::string(e.what()), "long.umt:3: comment line of 1048513 bytes is longer than the 1048512 bytes a "
+                                       "trace holds in one comment line (writing <memory>)");
+    }
+  }
 }
 
 TEST(Writers, RefuseEventsTheyCannotStore) {

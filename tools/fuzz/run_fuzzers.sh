@@ -29,19 +29,22 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
 lib_flags=("${flags[@]/-fsanitize=fuzzer,address,undefined/-fsanitize=fuzzer-no-link,address,undefined}")
 
 # Sources each target links (relative to the repository root).
-trace_sources=(traces/*.cc io/atomic_output.cc io/same_file.cc)
+trace_sources=(traces/*.cc io/atomic_output.cc io/descriptor_buffer.cc io/same_file.cc)
 engine_sources=("${trace_sources[@]}" sim/*.cc policies/*.cc policies/*/*.cc)
 import_sources=("${trace_sources[@]}" traces/importers/*.cc traces/generators/trace_emitter.cc
-                traces/generators/page_touch_set.cc sim/profile.cc)
+                traces/generators/page_touch_set.cc sim/profile.cc sim/link_model.cc)
 # The corpus directory of each target (tools/fuzz/corpus/NAME).
 declare -A corpus_of=([text]=text [binary]=binary [engine]=engine [import]=import)
 declare -A fuzzer_of=([text]=text_decoder_fuzzer [binary]=binary_decoder_fuzzer
                       [engine]=engine_replay_fuzzer [import]=importer_profile_fuzzer)
 
-compile() {  # compile SOURCE -> prints the object's path (cached by content)
-  local s=$1 o
+compile() {  # compile SOURCE -> prints the object's path (kept while neither it nor a header it includes changed)
+  local s=$1 o d
   o="$out/obj/$(echo "$s" | tr / _ | sed 's/\.cc$//').o"
-  if [[ ! -e $o || $root/$s -nt $o ]]; then "$cxx" "${lib_flags[@]}" -c "$root/$s" -o "$o"; fi
+  d="${o%.o}.d"
+  if [[ ! -e $o || ! -e $d || -n $(sed -e 's/^[^:]*://' -e 's/\\$//' "$d" | xargs find 2>/dev/null -newer "$o") ]]; then
+    "$cxx" "${lib_flags[@]}" -MMD -MF "$d" -c "$root/$s" -o "$o"
+  fi
   echo "$o"
 }
 
@@ -62,7 +65,7 @@ for t in "${targets[@]}"; do
   bin="$out/$t/$fuzzer"
   mkdir -p "$out/$t/corpus"
   echo "== building $bin" >&2
-  "$cxx" "${flags[@]}" "$root/tools/fuzz/$fuzzer.cc" "${objects[@]}" -lzstd -lfmt -o "$bin"
+  "$cxx" "${flags[@]}" "$root/tools/fuzz/$fuzzer.cc" "${objects[@]}" -lzstd -llzma -lfmt -o "$bin"
   saved="$root/tools/fuzz/corpus/${corpus_of[$t]}"
   dirs=("$out/$t/corpus")
   [[ -d $saved ]] && dirs+=("$saved")
