@@ -271,6 +271,23 @@ TEST(ImporterErrors, CsvBadInputs) {
   EXPECT_EQ(import_error("csv", "proc.csv", "r,0x1000,gpu\n", o), "proc.csv:1: bad proc 'gpu' (expected cpu, gpuN or N)");
 }
 
+// The pages an import collects take a bit per page of every allocation: more
+// than 4 TiB of allocations is refused, naming the one that crosses the limit
+// (an access of 130 TB asked for 4 GB of bitmaps: a finding of the import fuzzer).
+TEST(ImporterErrors, AllocationsBeyondFourTiBAreRefused) {
+  ImportOptions o;
+  o.columns = "time=0,op=1,addr=2,size=3";
+  EXPECT_EQ(import_error("csv", "huge.csv", "500,read,0x0,130000000000064\n", o),
+            "huge.csv: allocation 'region0' at 0x0 of 130000000057344B (0x763bfbd30000) brings the allocations to "
+            "more than the 4TiB an import collects the pages of (a bitmap of one bit per page each)");
+  // From a side file: 4 TiB and one page more; the message names the side file.
+  o.allocs_file = temp_file("four_tib_allocs.txt", "A 0x1000 4398046511104\nB 0x100000000000 4096\n");
+  const std::string error = import_error("csv", "small.csv", "500,read,0x1000,4\n", o);
+  EXPECT_EQ(error.substr(error.find("four_tib_allocs.txt")),
+            "four_tib_allocs.txt: allocation 'B' at 0x100000000000 of 4KiB brings the allocations to more than the "
+            "4TiB an import collects the pages of (a bitmap of one bit per page each)");
+}
+
 TEST(ImporterErrors, CsvBadQuoting) {
   ImportOptions o;
   o.columns = "op=0,addr=1,size=2,kernel=3";

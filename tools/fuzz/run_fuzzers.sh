@@ -42,7 +42,8 @@ compile() {  # compile SOURCE -> prints the object's path (kept while neither it
   local s=$1 o d
   o="$out/obj/$(echo "$s" | tr / _ | sed 's/\.cc$//').o"
   d="${o%.o}.d"
-  if [[ ! -e $o || ! -e $d || -n $(sed -e 's/^[^:]*://' -e 's/\\$//' "$d" | xargs find 2>/dev/null -newer "$o") ]]; then
+  # shellcheck disable=SC2046  # the dependency list splits into paths (none has a space)
+  if [[ ! -e $o || ! -e $d || -n $(find $(sed -e 's/^[^:]*://' -e 's/\\$//' "$d") -newer "$o" 2>/dev/null) ]]; then
     "$cxx" "${lib_flags[@]}" -MMD -MF "$d" -c "$root/$s" -o "$o"
   fi
   echo "$o"

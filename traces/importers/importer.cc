@@ -1,5 +1,7 @@
 #include "traces/importers/importer.h"
 
+#include <memory>
+
 #include "traces/trace_error.h"
 
 namespace umsim::import {
@@ -47,10 +49,17 @@ ImportResult import_trace(const std::string& format, const std::string& input, c
               (result.inferred ? " (allocations inferred from address ranges)" : " (allocations from " +
                                                                                       options.allocs_file + ")"));
   gen::TraceEmitter emitter(out);
-  PageReducer reducer(emitter, map, options.strict, options.gpu);
-  parse(format, input, options, reducer);
-  reducer.finish();
-  result.stats = reducer.stats();
+  // Too much memory to collect pages: named after the allocations' source.
+  const std::string source = options.allocs_file.empty() ? input : options.allocs_file;
+  std::unique_ptr<PageReducer> reducer;
+  try {
+    reducer = std::make_unique<PageReducer>(emitter, map, options.strict, options.gpu);
+  } catch (const PageSetTooLarge& e) {
+    throw trace::TraceError(source + ": " + e.what());
+  }
+  parse(format, input, options, *reducer);
+  reducer->finish();
+  result.stats = reducer->stats();
   return result;
 }
 

@@ -1,14 +1,24 @@
 #include "traces/importers/page_reducer.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "traces/trace_error.h"
+#include "traces/units.h"
 
 namespace umsim::import {
 
 PageReducer::PageReducer(gen::TraceEmitter& out, const AddressMap& map, bool strict, int gpu)
     : out_(out), map_(map), strict_(strict) {
+  std::uint64_t total = 0;
   for (const Allocation& a : map_.allocations()) {
+    total += std::min(a.size, kMaxImportedBytes + 1);  // a running sum that cannot wrap
+    if (total > kMaxImportedBytes)
+      throw PageSetTooLarge(fmt::format(
+          "allocation '{}' at {:#x} of {} brings the allocations to more than the {} an import collects the pages of "
+          "(a bitmap of one bit per page each)",
+          a.name, a.base, trace::describe_bytes(a.size), trace::format_bytes(kMaxImportedBytes)));
     out_.comment(fmt::format("{} at {:#x}", a.name, a.base));
     out_.alloc(a.name, a.size, a.kind,
                a.kind == trace::AllocKind::kDevice ? trace::Processor::gpu(gpu) : trace::Processor::none());

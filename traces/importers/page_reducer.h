@@ -11,6 +11,7 @@
 #include "traces/generators/trace_emitter.h"
 #include "traces/importers/address_map.h"
 #include "traces/importers/import_visitor.h"
+#include "traces/trace_error.h"
 
 namespace umsim::import {
 
@@ -21,10 +22,21 @@ struct ReduceStats {
   std::uint64_t kernels = 0;
 };
 
+// The most bytes of allocations an import takes: PageTouchSet holds a bit per
+// page and access type of each, 384 MiB at 4 TiB (beyond any GPU's memory).
+inline constexpr std::uint64_t kMaxImportedBytes = std::uint64_t{4} << 40;
+
+// Allocations beyond kMaxImportedBytes; what() names the allocation, not the file.
+class PageSetTooLarge : public trace::TraceError {
+ public:
+  using trace::TraceError::TraceError;
+};
+
 class PageReducer : public ImportVisitor {
  public:
   // With `strict`, an access outside every allocation throws TraceError.
-  // Device allocations are placed on GPU `gpu`.
+  // Device allocations are placed on GPU `gpu`. Throws PageSetTooLarge when the
+  // allocations add up to more than kMaxImportedBytes.
   PageReducer(gen::TraceEmitter& out, const AddressMap& map, bool strict, int gpu = 0);
   void kernel_begin(std::string_view name, int gpu, trace::StreamId stream) override;
   void kernel_end() override;
