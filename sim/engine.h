@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/allocation.h"
+#include "sim/cache_hint.h"
 #include "sim/copy_engines.h"
 #include "sim/eviction_policy.h"
 #include "sim/gpu_memory.h"
@@ -154,13 +155,18 @@ class Engine {
   // full one (a read-modify-write's store waits for its load's faults).
   void kernel_access(const trace::Event& e) {
     if (try_plain_hit(e)) return;
+    if (eviction_access_callbacks_ && try_callback_hit(e)) return;
     if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) read_modify_write(e);
     else gpu_access(e);
   }
   // The plain-hit case of gpu_access, inlined into the replay loop: one pass
   // over one page already here with the needed permission. False: not handled.
-  bool try_plain_hit(const trace::Event& e) {
-    if (!plain_hits_ || !kernel_.open || e.count != 1 || e.length == 0 || e.length > kPageSize) return false;
+  bool try_plain_hit(const trace::Event& e) { return plain_hits_ && single_page_hit(e); }
+  // Replays a single-page, single-pass access to a page already here with the
+  // permission it needs and returns true; false, having changed nothing, for
+  // any other access.
+  bool single_page_hit(const trace::Event& e) {
+    if (!kernel_.open || e.count != 1 || e.length == 0 || e.length > kPageSize) return false;
     const AllocSlot slot = e.name < slot_of_name_.size() ? slot_of_name_[e.name] : kNoSlot;
     if (slot == kNoSlot) return false;
     Allocation& a = allocs_[slot];
@@ -176,6 +182,29 @@ class Engine {
     kernel_.touched_units += single_page_units(e);
     return true;
   }
+  // The same for a hit whose only extra is the eviction policy's access
+  // callback (no migration in flight): out of line, so the plain case stays small.
+  bool try_callback_hit(const trace::Event& e);
+  // Asks the cache for the page record (and its chunk slot) that a GPU access
+  // coming a few events later will read: on a page-granular replay over a
+  // large footprint every access misses the cache otherwise, one after another.
+  void prefetch_metadata(const trace::Event& e) const {
+    if (e.kind != trace::EventKind::kGpuAccess || e.name >= slot_of_name_.size()) return;
+    const AllocSlot slot = slot_of_name_[e.name];
+    if (slot == kNoSlot) return;
+    const Allocation& a = allocs_[slot];
+    const std::uint64_t page = e.offset / kPageSize;
+    if (page >= a.page_count) return;
+    prefetch_for_read(a.pages.data() + page);
+    const auto gpu = static_cast<std::size_t>(kernel_.gpu);
+    if (gpu < a.chunk_slot.size() && !a.chunk_slot[gpu].empty())
+      prefetch_for_read(a.chunk_slot[gpu].data() + (page >> chunk_shift_));
+  }
+  static constexpr std::size_t kLookahead = 8;
+  // Live page metadata above which the replay loop prefetches (several times a
+  // CPU's L2 cache: below it the records mostly hit anyway).
+  static constexpr Bytes kPrefetchAboveMetadata = Bytes{8} << 20;
+  bool prefetch_ahead_ = false;
   // Units of gpu.access_unit one single-page, single-pass touch covers: the
   // contiguous case inline, strided touches through traces/page_touch.h.
   std::uint64_t single_page_units(const trace::Event& e) const {
@@ -228,6 +257,7 @@ class Engine {
   ProcessorMask mappings_for_advised(const Allocation& a, const PageState& st) const;
   std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now);
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
+  void prefetch_upcoming_victims(int gpu);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
   void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);
   void clear_busy_chunks();

@@ -19,6 +19,9 @@
 //                       victim (its data was written back). Default: on_chunk_freed.
 //   on_chunk_freed:     the slot was released because its allocation was freed
 //                       (and, unless on_chunk_evicted is overridden, after eviction).
+//   upcoming_victims:   optional hint, never binding: the slots choose_victim would
+//                       return next, in order, so the engine can have their
+//                       records in the cache before the next eviction needs them.
 #pragma once
 
 #include <functional>
@@ -102,6 +105,8 @@ class EvictionPolicy : public PolicyHooks {
   virtual std::uint32_t choose_victim_for(const IncomingChunk& incoming, Nanos now) {
     return choose_victim(incoming.gpu, now);
   }
+  // Fills `out` with up to two slots (the next victim first); returns how many.
+  virtual std::size_t upcoming_victims(int /*gpu*/, std::uint32_t (&/*out*/)[2]) const { return 0; }
 
  protected:
   EvictionContext ctx_;

@@ -4,24 +4,29 @@ namespace umsim::sim {
 
 void FifoByAllocationEviction::attach(const EvictionContext& ctx) {
   EvictionPolicy::attach(ctx);
-  for (auto& g : gpus_) g.order.clear();
-  gpus_ = std::vector<Gpu>(static_cast<std::size_t>(ctx.gpus));
+  order_.assign(static_cast<std::size_t>(ctx.gpus), SlotList{});
 }
 
 void FifoByAllocationEviction::on_chunk_allocated(const ChunkInfo& chunk, Nanos) {
-  Gpu& g = gpus_[static_cast<std::size_t>(chunk.gpu)];
-  g.order.push_back(g.nodes.at(chunk.slot, [](Node& n, std::uint32_t s) { n.slot = s; }));
+  SlotList& l = order_[static_cast<std::size_t>(chunk.gpu)];
+  if (l.contains(chunk.slot)) l.erase(chunk.slot);
+  l.push_back(chunk.slot);
 }
 
 void FifoByAllocationEviction::on_chunk_freed(const ChunkInfo& chunk) {
-  Gpu& g = gpus_[static_cast<std::size_t>(chunk.gpu)];
-  g.order.erase(g.order.iterator_to(g.nodes[chunk.slot]));
+  SlotList& l = order_[static_cast<std::size_t>(chunk.gpu)];
+  if (l.contains(chunk.slot)) l.erase(chunk.slot);
 }
 
 std::uint32_t FifoByAllocationEviction::choose_victim(int gpu, Nanos) {
-  for (const Node& n : gpus_[static_cast<std::size_t>(gpu)].order)
-    if (ctx_.evictable(gpu, n.slot)) return n.slot;
+  const SlotList& l = order_[static_cast<std::size_t>(gpu)];
+  for (std::uint32_t s = l.front(); s != SlotList::kNone; s = l.next(s))
+    if (!ctx_.evictable || ctx_.evictable(gpu, s)) return s;
   return kNoVictim;
+}
+
+std::size_t FifoByAllocationEviction::upcoming_victims(int gpu, std::uint32_t (&out)[2]) const {
+  return order_[static_cast<std::size_t>(gpu)].first_two(out);
 }
 
 }  // namespace umsim::sim

@@ -5,10 +5,8 @@
 
 #include <vector>
 
-#include <boost/intrusive/list.hpp>
-
 #include "sim/eviction_policy.h"
-#include "sim/slot_array.h"
+#include "sim/slot_list.h"
 
 namespace umsim::sim {
 
@@ -18,16 +16,10 @@ class FifoByAllocationEviction : public EvictionPolicy {
   void on_chunk_allocated(const ChunkInfo& chunk, Nanos now) override;
   void on_chunk_freed(const ChunkInfo& chunk) override;
   std::uint32_t choose_victim(int gpu, Nanos now) override;
+  std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override;
 
  private:
-  struct Node : boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::normal_link>> {
-    std::uint32_t slot = 0;
-  };
-  struct Gpu {
-    SlotArray<Node> nodes;  // by slot, created as slots are used
-    boost::intrusive::list<Node> order;
-  };
-  std::vector<Gpu> gpus_;
+  std::vector<SlotList> order_;  // per GPU, oldest first
 };
 
 }  // namespace umsim::sim

@@ -46,6 +46,14 @@ void Engine::gpu_access(const Event& e) {
   gpu_access_general(e);
 }
 
+bool Engine::try_callback_hit(const Event& e) {
+  if (latest_ready_ > kernel_.now) return false;  // in-flight data: the full path waits for it
+  if (!single_page_hit(e)) return false;
+  const AllocSlot slot = slot_of_name_[e.name];  // single_page_hit found it allocated
+  chunk_accessed(slot, allocs_[slot], e.offset / kPageSize, e.access());
+  return true;
+}
+
 void Engine::gpu_access_general(const Event& e) {
   if (!kernel_.open) throw SimulationError("GPU access outside a kernel");
   const AllocSlot slot = slot_of(e.name);

@@ -189,6 +189,27 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   }
   c.resident = 0;
   release_chunk(gpu, victim, /*evicted=*/true, now);
+  prefetch_upcoming_victims(gpu);
+}
+
+// A GPU that evicted once will evict again at its next fault: the next victim's
+// page records and chunk-slot entry, and the record of the one after it, are
+// asked of the cache now (a two-step pipeline: each eviction reads the record
+// the previous one prefetched). Without it each eviction waits on three cache
+// misses in a row on a replay whose footprint exceeds the cache.
+void Engine::prefetch_upcoming_victims(int gpu) {
+  std::uint32_t next[2];
+  const std::size_t n = eviction_->upcoming_victims(gpu, next);
+  const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  if (n >= 2 && next[1] < mem.slots_created()) prefetch_for_read(&mem.chunk(next[1]));
+  if (n == 0 || next[0] >= mem.slots_created()) return;
+  const PhysicalChunk& c = mem.chunk(next[0]);
+  if (!c.allocated || c.alloc >= allocs_.size()) return;
+  const Allocation& a = allocs_[c.alloc];
+  if (c.first_page < a.page_count) prefetch_for_read(a.pages.data() + c.first_page);
+  if (static_cast<std::size_t>(gpu) >= a.chunk_slot.size()) return;
+  const auto& slots = a.chunk_slot[static_cast<std::size_t>(gpu)];
+  if ((c.first_page >> chunk_shift_) < slots.size()) prefetch_for_read(slots.data() + (c.first_page >> chunk_shift_));
 }
 
 Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest, bool duplicate,

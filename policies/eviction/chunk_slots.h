@@ -45,6 +45,7 @@ class ChunkSlots {
     return nodes_[static_cast<std::size_t>(gpu)].at(slot, [](ChunkNode& n, std::uint32_t s) { n.slot = s; });
   }
   ChunkList& list(int gpu, int which) { return lists_[gpu].l[which]; }
+  const ChunkList& list(int gpu, int which) const { return lists_[gpu].l[which]; }
 
   // Appends the node to the tail of list `which` (unlinking it from any list first).
   void push_back(int gpu, ChunkNode& n, int which) {
@@ -88,6 +89,15 @@ inline ChunkNode* first_evictable(ChunkList& list, const sim::EvictionContext& c
   for (auto& n : list)
     if (evictable(ctx, gpu, n.slot)) return &n;
   return nullptr;
+}
+
+// The first two slots of `first` followed by `then` (the upcoming_victims hint
+// of a policy that evicts from the front of one list, then of another).
+inline std::size_t first_two_slots(const ChunkList& first, const ChunkList& then, std::uint32_t (&out)[2]) {
+  std::size_t n = 0;
+  for (const ChunkList* l : {&first, &then})
+    for (auto it = l->begin(); it != l->end() && n < 2; ++it) out[n++] = it->slot;
+  return n;
 }
 
 }  // namespace umsim::policies

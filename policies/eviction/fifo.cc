@@ -50,6 +50,9 @@ class FifoEviction final : public sim::EvictionPolicy {
     if (auto* n = first_evictable(slots_.list(gpu, kUsed), ctx_, gpu)) return n->slot;
     return sim::kNoVictim;
   }
+  std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
+    return first_two_slots(slots_.list(gpu, kUnused), slots_.list(gpu, kUsed), out);
+  }
 
  private:
   static constexpr int kUnused = 0;

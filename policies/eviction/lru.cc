@@ -3,6 +3,7 @@
 #include "policies/eviction/chunk_slots.h"
 #include "policies/eviction/granularity.h"
 #include "policies/policy_kinds.h"
+#include "sim/slot_list.h"
 
 namespace umsim::policies {
 namespace {
@@ -15,28 +16,38 @@ class LruEviction final : public sim::EvictionPolicy {
   bool wants_access_callbacks() const override { return true; }
   void attach(const sim::EvictionContext& ctx) override {
     EvictionPolicy::attach(ctx);
-    slots_.attach(ctx);
+    order_.assign(static_cast<std::size_t>(ctx.gpus), sim::SlotList{});
   }
   void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override {
-    slots_.push_back(c.gpu, slots_.node(c.gpu, c.slot), 0);
+    sim::SlotList& l = order_[static_cast<std::size_t>(c.gpu)];
+    if (l.contains(c.slot)) l.erase(c.slot);
+    l.push_back(c.slot);
   }
-  void on_chunk_accessed(const sim::ChunkInfo& c, std::uint64_t, sim::Nanos) override {
-    auto& n = slots_.node(c.gpu, c.slot);
-    auto& l = slots_.list(c.gpu, 0);
-    if (slots_.listed(n) && &l.back() != &n) {  // already most recent: nothing to do
-      l.erase(l.iterator_to(n));
-      l.push_back(n);
-    }
+  // Every resident hit: the chunk becomes the most recent.
+  void on_access(const sim::ChunkAccess& a) override { touch(a.chunk.gpu, a.chunk.slot); }
+  void on_chunk_accessed(const sim::ChunkInfo& c, std::uint64_t, sim::Nanos) override { touch(c.gpu, c.slot); }
+  void on_chunk_freed(const sim::ChunkInfo& c) override {
+    sim::SlotList& l = order_[static_cast<std::size_t>(c.gpu)];
+    if (l.contains(c.slot)) l.erase(c.slot);
   }
-  void on_chunk_freed(const sim::ChunkInfo& c) override { slots_.unlink(c.gpu, slots_.node(c.gpu, c.slot)); }
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {
-    auto* n = first_evictable(slots_.list(gpu, 0), ctx_, gpu);
-    return n ? n->slot : sim::kNoVictim;
+    const sim::SlotList& l = order_[static_cast<std::size_t>(gpu)];
+    for (std::uint32_t s = l.front(); s != sim::SlotList::kNone; s = l.next(s))
+      if (evictable(ctx_, gpu, s)) return s;
+    return sim::kNoVictim;
+  }
+  std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
+    return order_[static_cast<std::size_t>(gpu)].first_two(out);
   }
 
  private:
+  void touch(int gpu, std::uint32_t slot) {
+    sim::SlotList& l = order_[static_cast<std::size_t>(gpu)];
+    if (l.contains(slot)) l.move_to_back(slot);
+  }
+
   sim::Bytes granularity_;
-  ChunkSlots<1> slots_;
+  std::vector<sim::SlotList> order_;  // per GPU, least recent first
 };
 
 }  // namespace

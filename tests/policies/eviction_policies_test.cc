@@ -90,6 +90,23 @@ TEST(LruEviction, EvictsTheLeastRecentlyAccessed) {
   EXPECT_EQ(p->choose_victim(0, 0), 0u);
 }
 
+// The upcoming-victims hint names what choose_victim returns next, and the one
+// after it, for the policies that give it (LRU, FIFO).
+TEST(EvictionHints, UpcomingVictimsAreTheNextChoices) {
+  for (const char* spec : {"lru", "fifo", "fifo:unused_first=false"}) {
+    SCOPED_TRACE(spec);
+    auto p = attached(spec, 8);
+    for (std::uint32_t s : {4u, 1u, 6u, 2u}) p->on_chunk_allocated(chunk(s), 0);
+    p->on_chunk_accessed(chunk(4), 1, 0);  // LRU: 1, 6, 2, 4; FIFO: 4, 1, 6, 2
+    std::uint32_t next[2] = {};
+    ASSERT_EQ(p->upcoming_victims(0, next), 2u);
+    EXPECT_EQ(next[0], p->choose_victim(0, 0));
+    const std::uint32_t first = next[0];
+    p->on_chunk_evicted(chunk(first), 0);
+    EXPECT_EQ(next[1], p->choose_victim(0, 0));
+  }
+}
+
 TEST(LruEviction, GranularityParameter) {
   EXPECT_EQ(make<sim::EvictionPolicy>("lru")->granularity(), 2u * 1024 * 1024);
   EXPECT_EQ(make<sim::EvictionPolicy>("lru:granularity=64KiB")->granularity(), 64u * 1024);
