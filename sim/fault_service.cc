@@ -382,6 +382,17 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     });
     now += static_cast<Nanos>(moved_pages) * profile_.fault_migrated_page_ns;
   }
+  // Pages this service makes the requester's sole copy while other copies
+  // exist (a write ending read duplication, faulted or pulled in with it): the
+  // other holders' mappings are revoked first.
+  if (profile_.fault_revoke_duplicate_page_ns > 0) {
+    std::uint64_t revoked = 0;
+    for_each_page(migrate, [&](std::uint32_t i) {
+      revoked += popcount16(a.pages[base + i].copies) > 1;
+      return true;
+    });
+    now += static_cast<Nanos>(revoked) * profile_.fault_revoke_duplicate_page_ns;
+  }
   if (migrate.any()) now = move_pages(slot, block, migrate, requester, false, now);
   if (duplicate.any()) now = move_pages(slot, block, duplicate, requester, true, now);
   for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {

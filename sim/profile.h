@@ -72,6 +72,10 @@ struct HardwareProfile {
   // (unmapping the source, DMA mapping, page-table updates) that makes
   // fault-driven migration slower than the link. 0: only the copy is charged.
   Nanos fault_migrated_page_ns = 0;
+  // Per faulted page a GPU write takes from read duplication: before the writer
+  // may map the page writable, the page's other copies (the CPU's) are revoked
+  // and unmapped. 0: only the ordinary service is charged.
+  Nanos fault_revoke_duplicate_page_ns = 0;
   // First touch on a GPU: a VA block service whose faulted pages are resident
   // nowhere costs populate_va_block_cost instead of va_block_cost (no CPU-side
   // unmapping, nothing to copy), and populated pages are zero-filled on the GPU

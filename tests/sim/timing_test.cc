@@ -572,5 +572,32 @@ TEST(Timing, ReadDuplicationHasItsOwnBlockCost) {
   EXPECT_EQ(plain.kernels[0].counters.time_ns, 14124u);
 }
 
+// A GPU write to a page it holds as a read-only duplicate faults; the service
+// revokes the CPU's copy: batch 10000 + block 2000 + page 100 = 12100, plus
+// faults.revoke_duplicate_page_cost per such page. Nothing is copied.
+TEST(Timing, WriteToAReadDuplicateRevokesTheOtherCopies) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .cpu_write("A")
+                     .advise("A", trace::Advice::kSetReadMostly)
+                     .kernel("load", 0, 0)
+                     .read("A")
+                     .end()
+                     .kernel("store", 0, 0)
+                     .write("A", 0, 4_KiB)
+                     .end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.fault_revoke_duplicate_page_ns = 7000;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[1].counters.gpu_faults, 1u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 12100u + 7000u);
+  EXPECT_EQ(r.kernels[1].counters.bytes_h2d, 0u);
+  const Result plain = replay(t, options_for(round_profile()));
+  EXPECT_EQ(plain.kernels[1].counters.time_ns, 12100u);
+  EXPECT_EQ(plain.kernels[0].counters.time_ns, r.kernels[0].counters.time_ns);  // reads duplicate: no revocation
+}
+
 }  // namespace
 }  // namespace umsim::sim
