@@ -472,6 +472,20 @@ std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std
           toml_duration(std::max(0.0, duration_ns(out.at("prefetch.va_block_cost")) + extra));
     }
   }
+  // GPU writes ending read duplication: the rmw kernel duplicates the pages as
+  // the read kernel does, then each store revokes the CPU's copy. Per page, the
+  // difference (the stores' own service is a few percent of it on an H200).
+  if (raw.contains("read_mostly_rmw")) {
+    std::map<std::string, std::vector<double>> t;
+    double bytes = 0;
+    for (const auto& c : raw.at("read_mostly_rmw")) {
+      t[c.at("test").get<std::string>()].push_back(c.at("time_ns").get<double>());
+      bytes = c.at("bytes").get<double>();
+    }
+    if (t.count("read") && t.count("rmw") && bytes >= 4096)
+      out["faults.revoke_duplicate_page_cost"] =
+          toml_duration(std::max(0.0, (median(t["rmw"]) - median(t["read"])) / (bytes / 4096)));
+  }
   if (!raw.contains("cpu_words")) return out;
   for (const auto& c : raw.at("cpu_words")) {
     const double per_page = c.at("time_ns").get<double>() / std::max(1.0, c.at("pages").get<double>());

@@ -239,6 +239,20 @@ std::vector<std::pair<std::size_t, std::string>> read_mostly_collapse_tests() {
   return {{1, "collapse"}, {2, "reprefetch"}, {3, "plain_prefetch"}};
 }
 
+BuiltTrace read_mostly_rmw_trace(Bytes bytes) {
+  return TraceBuilder()
+      .alloc("A", bytes)
+      .cpu_write("A")
+      .advise("A", Advice::kSetReadMostly)
+      .phase("read").kernel("read").read("A").end().sync()
+      .phase("cpu").cpu_write("A")
+      .phase("rmw").kernel("rmw").read_modify_write("A").end().sync()
+      .phase("end").free("A")
+      .build();
+}
+
+std::vector<std::pair<std::size_t, std::string>> read_mostly_rmw_tests() { return {{1, "read"}, {3, "rmw"}}; }
+
 std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   std::vector<std::pair<std::string, BuiltTrace>> out;
   std::set<std::string> written;
@@ -254,6 +268,7 @@ std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   out.emplace_back("subpage_" + std::to_string(kSubpageRunBytes) + ".umt", subpage_trace(kSubpageRunBytes, 3));
   out.emplace_back("cpu_words_" + std::to_string(kCpuWordRunBytes) + ".umt", cpu_word_trace(kCpuWordRunBytes));
   out.emplace_back("collapse_" + std::to_string(kCollapseRunBytes) + ".umt", read_mostly_collapse_trace(kCollapseRunBytes));
+  out.emplace_back("revoke_" + std::to_string(kRevokeRunBytes) + ".umt", read_mostly_rmw_trace(kRevokeRunBytes));
   return out;
 }
 

@@ -99,14 +99,23 @@ std::vector<std::pair<std::size_t, std::string>> cpu_word_trace_tests();
 trace::BuiltTrace read_mostly_collapse_trace(trace::Bytes bytes);
 std::vector<std::pair<std::size_t, std::string>> read_mostly_collapse_tests();
 
+// GPU writes ending read duplication: A (ReadMostly, written by the CPU) is
+// read by kernel "read" (duplicated), written by the CPU (collapsed back), then
+// loaded and stored by kernel "rmw" (duplicated, then each store revokes the
+// CPU's copy). Phases: read, cpu, rmw, end.
+trace::BuiltTrace read_mostly_rmw_trace(trace::Bytes bytes);
+std::vector<std::pair<std::size_t, std::string>> read_mostly_rmw_tests();
+
 constexpr trace::Bytes kSubpageRunBytes = trace::Bytes{256} << 20;
 constexpr int kIsolatedFaults = 64;
 constexpr trace::Bytes kCpuWordRunBytes = trace::Bytes{256} << 20;
 constexpr trace::Bytes kCollapseRunBytes = trace::Bytes{64} << 20;
+constexpr trace::Bytes kRevokeRunBytes = trace::Bytes{16} << 20;  // ~0.1 s of revocations on an H200
 
 // The traces tune_profile.py replays, by file name: faults_<pattern>_<bytes>.umt
 // for every fault run, read_mostly_<bytes>.umt, cpu_<bytes>.umt, copies.umt,
-// isolated_<n>.umt, subpage_<bytes>.umt, cpu_words_<bytes>.umt and collapse_<bytes>.umt.
+// isolated_<n>.umt, subpage_<bytes>.umt, cpu_words_<bytes>.umt, collapse_<bytes>.umt and
+// revoke_<bytes>.umt.
 std::vector<std::pair<std::string, trace::BuiltTrace>> tuner_traces();
 
 constexpr trace::Bytes kCpuRunBytes = trace::Bytes{256} << 20;

@@ -271,6 +271,15 @@ void extra_calibration_runs(const CalibrateOptions& o, nlohmann::ordered_json& r
             {{"test", test}, {"bytes", kCollapseRunBytes}, {"time_ns", r.phases[p].time_ns}});
     }
   }
+  {
+    say(o, "read-duplicate revocation");
+    raw["read_mostly_rmw"] = nlohmann::ordered_json::array();
+    for (int rep = 0; rep < 3; ++rep) {
+      const Measurements r = replay_plan(plan_of(read_mostly_rmw_trace(kRevokeRunBytes), "revoke"), with_counters(false));
+      for (const auto& [p, test] : read_mostly_rmw_tests())
+        raw["read_mostly_rmw"].push_back({{"test", test}, {"bytes", kRevokeRunBytes}, {"time_ns", r.phases[p].time_ns}});
+    }
+  }
 }
 
 // All timing runs come first, with no counters enabled anywhere in the process

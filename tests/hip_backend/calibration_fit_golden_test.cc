@@ -34,6 +34,21 @@ TEST(CalibrationFitGoldenTest, LatestSessionReproducesFitValues) {
   EXPECT_TRUE(values.count("cpu.read_fault_cost"));
 }
 
+// Revocation runs (a calibration newer than the committed session's) give
+// faults.revoke_duplicate_page_cost: (median rmw - median read) / pages =
+// (115 ms - 11 ms) / 4096 = 25,390.625 ns; without them the key is not written.
+TEST(CalibrationFitGoldenTest, RevocationRunsGiveTheRevokeKey) {
+  nlohmann::json raw = nlohmann::json::parse(slurp("profiles/raw/h200-pcie5/calibration.json"));
+  EXPECT_FALSE(fit_profile(raw).count("faults.revoke_duplicate_page_cost"));
+  raw["read_mostly_rmw"] = nlohmann::json::array();
+  for (double read : {10e6, 11e6, 12e6}) raw["read_mostly_rmw"].push_back({{"test", "read"}, {"bytes", 16 << 20}, {"time_ns", read}});
+  for (double rmw : {120e6, 110e6, 115e6}) raw["read_mostly_rmw"].push_back({{"test", "rmw"}, {"bytes", 16 << 20}, {"time_ns", rmw}});
+  EXPECT_EQ(fit_profile(raw).at("faults.revoke_duplicate_page_cost"), "\"25391ns\"");
+  // A rmw no slower than the read (no revocation cost measured) gives 0, not a negative cost.
+  for (auto& c : raw["read_mostly_rmw"]) c["time_ns"] = 5e6;
+  EXPECT_EQ(fit_profile(raw).at("faults.revoke_duplicate_page_cost"), "\"0ns\"");
+}
+
 // The two-GPU session adds the peer keys (NVLink link, peer prefetch, peer reads).
 TEST(CalibrationFitGoldenTest, TwoGpuSessionReproducesFitValuesWithPeerKeys) {
   const auto values = fit_file("profiles/raw/h200x2-nvlink/calibration.json");

@@ -91,6 +91,22 @@ TEST(CalibrationTracesTest, TunerTracesCoverEveryFaultRun) {
   EXPECT_TRUE(files.count("cpu_268435456.umt"));
   EXPECT_TRUE(files.count("read_mostly_268435456.umt"));
   EXPECT_TRUE(files.count("copies.umt"));
+  EXPECT_TRUE(files.count("revoke_16777216.umt"));
+}
+
+TEST(CalibrationTracesTest, RevocationTestsNameTheirPhases) {
+  const auto t = read_mostly_rmw_trace(kRevokeRunBytes);
+  std::vector<std::string> phases = {"main"};
+  std::size_t rmw = 0;
+  for (const auto& e : t.events) {
+    if (e.kind == EventKind::kPhase) phases.push_back(t.names.name(e.name));
+    rmw += e.kind == EventKind::kGpuAccess && e.access() == trace::AccessType::kReadModifyWrite;
+  }
+  EXPECT_EQ(rmw, 1u);
+  for (const auto& [phase, name] : read_mostly_rmw_tests()) {
+    ASSERT_LT(phase, phases.size());
+    EXPECT_EQ(phases[phase], name);
+  }
 }
 
 }  // namespace
