@@ -239,8 +239,9 @@ void Engine::check_range(const Allocation& a, const Event& e) const {
     throw SimulationError(fmt::format("zero-length {} of '{}' (len= must be at least 1 byte)", what, a.name));
   const auto end = checked_add(e.offset, e.length);
   if (!end || *end > a.size)
-    throw SimulationError(fmt::format("{} [{}, +{}) is outside allocation '{}' of {}", what, e.offset, e.length,
-                                      a.name, trace::format_bytes(a.size)));
+    throw SimulationError(fmt::format("{} [{}, +{}) is outside allocation '{}' of {}", what,
+                                      trace::describe_bytes(e.offset), trace::describe_bytes(e.length), a.name,
+                                      trace::describe_bytes(a.size)));
 }
 
 int Engine::checked_gpu(Processor p, const char* what) const {
