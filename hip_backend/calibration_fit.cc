@@ -30,6 +30,25 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Repeated calibration runs ({"test", "bytes", "time_ns"} records) grouped by
+// test: every repetition's time, each test's bytes, and the last run's bytes
+// (for run sets whose tests all move the same amount).
+struct RunsByTest {
+  std::map<std::string, std::vector<double>> times;
+  std::map<std::string, double> bytes;
+  double last_bytes = 0;
+};
+
+RunsByTest runs_by_test(const nlohmann::json& runs) {
+  RunsByTest r;
+  for (const auto& c : runs) {
+    const std::string test = c.at("test").get<std::string>();
+    r.times[test].push_back(c.at("time_ns").get<double>());
+    r.last_bytes = r.bytes[test] = c.at("bytes").get<double>();
+  }
+  return r;
+}
+
 // For fixed latency and b, the best peak in relative least squares is closed form:
 // t_i = L + s_i / (P g_i)  =>  (t_i - L) = (s_i/g_i) * (1/P); minimise sum((pred-t)/t)^2 over q = 1/P.
 LinkFit best_peak(const std::vector<SizeSample>& s, double latency, double b) {
@@ -410,13 +429,7 @@ std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std
   // own cost from the smallest pinned copies, beyond the link latency and the
   // bytes at the pinned bandwidth.
   if (raw.contains("copy_trace")) {
-    std::map<std::string, std::vector<double>> t;
-    std::map<std::string, double> bytes;
-    for (const auto& c : raw.at("copy_trace")) {
-      const std::string test = c.at("test").get<std::string>();
-      t[test].push_back(c.at("time_ns").get<double>());
-      bytes[test] = c.at("bytes").get<double>();
-    }
+    auto [t, bytes, last_bytes] = runs_by_test(raw.at("copy_trace"));
     auto largest = [&](const std::string& prefix) {
       std::string best;
       for (const auto& [test, b] : bytes)
@@ -454,12 +467,7 @@ std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std
   // the write itself), and a prefetch that duplicates again, per VA block,
   // beyond a plain prefetch of the same size (blocks of 2 MiB).
   if (raw.contains("read_mostly_collapse")) {
-    std::map<std::string, std::vector<double>> t;
-    double bytes = 0;
-    for (const auto& c : raw.at("read_mostly_collapse")) {
-      t[c.at("test").get<std::string>()].push_back(c.at("time_ns").get<double>());
-      bytes = c.at("bytes").get<double>();
-    }
+    auto [t, by_test, bytes] = runs_by_test(raw.at("read_mostly_collapse"));
     const double pages = bytes / 4096, blocks = std::ceil(bytes / (2 << 20));
     double write_ns = 0;
     for (const auto& c : need(raw, "cpu"))
@@ -476,12 +484,7 @@ std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std
   // the read kernel does, then each store revokes the CPU's copy. Per page, the
   // difference (the stores' own service is a few percent of it on an H200).
   if (raw.contains("read_mostly_rmw")) {
-    std::map<std::string, std::vector<double>> t;
-    double bytes = 0;
-    for (const auto& c : raw.at("read_mostly_rmw")) {
-      t[c.at("test").get<std::string>()].push_back(c.at("time_ns").get<double>());
-      bytes = c.at("bytes").get<double>();
-    }
+    auto [t, by_test, bytes] = runs_by_test(raw.at("read_mostly_rmw"));
     if (t.count("read") && t.count("rmw") && bytes >= 4096)
       out["faults.revoke_duplicate_page_cost"] =
           toml_duration(std::max(0.0, (median(t["rmw"]) - median(t["read"])) / (bytes / 4096)));
