@@ -221,6 +221,8 @@ class Engine {
   void service_fault_batch();
   void mark_ready(AllocSlot slot, std::uint64_t block);
   void group_faults();
+  // Services the batch's only faulted page of a VA block (page i of the block).
+  void service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i);
   // Services the batch's faulted pages (`unique` of them) of one VA block.
   void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
@@ -231,6 +233,12 @@ class Engine {
                            PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used = nullptr);
   // prefetch_beyond.cc: the prefetch policy's pages of other blocks (PrefetchPolicy::prefetch_beyond).
   void prefetch_beyond(const PrefetchRequest& request, Nanos& now);
+  // single_page_fault.cc: the short path of a block service with one faulted page.
+  bool single_page_path_applies() const;  // under these policies and vendor semantics
+  // Services page i of the block and returns true where the short path gives
+  // service_block's result; false, having changed nothing, elsewhere.
+  bool try_service_single_page(AllocSlot slot, std::uint64_t block, std::uint32_t i);
+  Nanos move_single_page(AllocSlot slot, Allocation& a, std::uint64_t page, Processor dest, Nanos ready);
   void notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
                         Processor to, MigrationCause cause, Processor requester, Nanos& now);
   bool accessible(Processor requester, Processor location) const;
@@ -336,6 +344,7 @@ class Engine {
   bool eviction_access_callbacks_ = false;
   bool remote_access_callbacks_ = false;
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default
+  bool single_page_path_ = false;  // single_page_path_applies()
   std::uint32_t prefetch_beyond_budget_ = 0;  // blocks per serviced block (0: not asked)
   PrefetchRequest beyond_request_;            // scratch of service_block when the budget is non-zero
   std::vector<BlockPages> beyond_blocks_;     // scratch of prefetch_beyond
@@ -383,7 +392,6 @@ class Engine {
   std::vector<FaultRun> fault_runs_;      // the batch's runs, by VA block (group_faults)
   std::uint32_t fault_entries_ = 0;       // entries including duplicates
   std::vector<CopyBatch> copy_batches_;   // scratch of move_pages
-  std::vector<CopyBatch> evict_batches_;  // scratch of evict_chunk
   std::vector<std::pair<int, std::uint32_t>> busy_chunks_;  // chunks filled by the current operation
 
   Scope phase_;

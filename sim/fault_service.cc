@@ -68,26 +68,34 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block) {
 void Engine::service_fault_batch() {
   if (fault_entries_ == 0) return;
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
-  const Counters before = series_ ? kernel_counters_ : Counters{};
   const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free);
-  kernel_.now = batch_start + profile_.fault_batch_ns;
-  ++kernel_counters_.fault_batches;
   if (fault_buffer_.size() == 1) {  // one page (a batch of one, or duplicates of one page): nothing to group
+    kernel_.now = batch_start + profile_.fault_batch_ns;
+    ++kernel_counters_.fault_batches;
     const std::uint64_t key = fault_buffer_.front().key;
-    PageMask faulted;
-    faulted.set(key % kPagesPerBlock);
     const auto slot = static_cast<AllocSlot>(key >> 40);
     const std::uint64_t block = (key >> kBlockKeyShift) & kBlockMask;
-    service_block(slot, block, faulted, 1);
+    service_page(slot, block, static_cast<std::uint32_t>(key % kPagesPerBlock));
     gpu.fault_engine_free = kernel_.now;
     mark_ready(slot, block);
     fault_buffer_.clear();
     fault_entries_ = 0;
     return;
   }
+  const Counters before = series_ ? kernel_counters_ : Counters{};
+  kernel_.now = batch_start + profile_.fault_batch_ns;
+  ++kernel_counters_.fault_batches;
   group_faults();
   for (std::size_t r = 0; r < fault_runs_.size();) {
     const std::uint64_t block_key = fault_runs_[r].block_key;
+    if (fault_runs_[r].end - fault_runs_[r].begin == 1 &&
+        (r + 1 == fault_runs_.size() || fault_runs_[r + 1].block_key != block_key)) {
+      // The block's only faulted page (the common case of scattered faults).
+      service_page(static_cast<AllocSlot>(block_key >> kAllocShift), block_key & kBlockMask,
+                   static_cast<std::uint32_t>(fault_buffer_[fault_runs_[r].begin].key % kPagesPerBlock));
+      ++r;
+      continue;
+    }
     PageMask faulted;
     std::uint32_t unique = 0;  // entries are unique pages
     for (; r < fault_runs_.size() && fault_runs_[r].block_key == block_key; ++r) {
@@ -104,6 +112,13 @@ void Engine::service_fault_batch() {
   if (series_) series_batch_row(before, batch_start);
   fault_buffer_.clear();
   fault_entries_ = 0;
+}
+
+void Engine::service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) {
+  if (try_service_single_page(slot, block, i)) return;
+  PageMask faulted;
+  faulted.set(i);
+  service_block(slot, block, faulted, 1);
 }
 
 MigrationDecision Engine::driver_default(const PageState& st, Processor requester, AccessType type) const {

@@ -164,26 +164,35 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   const std::uint64_t block = c.first_page / kPagesPerBlock;
   const std::uint64_t base = block * kPagesPerBlock;
   PageMask& resident = a.gpu_resident[static_cast<std::size_t>(gpu)][block];
-  // Sole copies are written back to the CPU, in contiguous runs; duplicates are dropped.
-  Bytes run = 0;
+  // Sole copies are written back to the CPU, in contiguous runs, as one copy
+  // operation on the GPU's device-to-host engines; duplicates are dropped.
+  Bytes run = 0, written = 0;
+  Nanos busy = 0;  // the runs' transfer times (add_copy's sum for one batch)
   std::uint64_t run_end = 0;
+  auto end_run = [&] {
+    written += run;
+    busy += run_time(run_ns_d2h_, run);
+    run = 0;
+  };
   for_each_page_in(resident, static_cast<std::uint32_t>(c.first_page - base), pages_per_chunk_, [&](std::uint32_t i) {
     resident.reset(i);
     const std::uint64_t p = base + i;
     PageState& st = a.pages[p];
     const bool sole = st.copies == gbit;
-    if (run && (!sole || p != run_end)) add_copy(evict_batches_, g, Processor::cpu(), run), run = 0;
+    if (run && (!sole || p != run_end)) end_run();
     if (sole) run += kPageSize, run_end = p + 1;
     st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
     st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
     st.flags &= static_cast<std::uint8_t>(~kPinned);
   });
-  if (run) add_copy(evict_batches_, g, Processor::cpu(), run);
+  if (run) end_run();
   if (c.resident) {
     Counters& cnt = counters();
-    Bytes written = 0;
     now += profile_.eviction_chunk_ns;
-    now = issue_copies(evict_batches_, now, &written);
+    if (written) {  // as issue_copies does for a GPU-to-CPU batch
+      now = std::max(now, gpus_[static_cast<std::size_t>(gpu)].d2h.schedule(now, profile_.d2h.latency_ns + busy));
+      cnt.bytes_d2h += written;
+    }
     ++cnt.evictions;
     cnt.bytes_evicted += written;
   }
