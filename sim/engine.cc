@@ -420,44 +420,47 @@ Nanos Engine::all_streams_done() const {
 }
 
 void Engine::on_kernel_begin(const Event& e) {
-  const int g = checked_gpu(e.processor, "kernel");
+  begin_kernel(names_->name(e.name), checked_gpu(e.processor, "kernel"), e.stream, e.duration);
+}
+
+void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stream, Nanos compute) {
   kernel_.open = true;
-  kernel_.name = names_->name(e.name);
-  kernel_.gpu = g;
-  kernel_.stream = e.stream;
+  kernel_.name = name;
+  kernel_.gpu = gpu;
+  kernel_.stream = stream;
   kernel_.launch = result_.kernels.size();
-  kernel_.start = std::max(host_now_, stream_ready(e.stream));
-  stream_gpu_[e.stream] = static_cast<std::int16_t>(g);
+  kernel_.start = std::max(host_now_, stream_ready(stream));
+  stream_gpu_[stream] = static_cast<std::int16_t>(gpu);
   kernel_.now = kernel_.start;
-  kernel_.compute = e.duration;
+  kernel_.compute = compute;
   kernel_.remote_host_bytes = 0;
   kernel_.remote_peer_bytes = 0;
   kernel_.touched_units = 0;
   kernel_.remote_touched_units = 0;
-  kernel_bit_ = processor_bit(Processor::gpu(g));
+  kernel_bit_ = processor_bit(Processor::gpu(gpu));
   kernel_counters_ = Counters{};
   kernel_first_seq_ = access_seq_;
   update_plain_hits();
 }
 
-void Engine::on_kernel_end() {
-  if (!kernel_.open) throw SimulationError("kernel_end without an open kernel");
-  service_fault_batch();
+// When the open kernel ends, its faults serviced: its remote traffic, its
+// local touches and its compute after the fault stalls so far, plus the launch.
+Nanos Engine::kernel_end_time() {
+  const Counters& c = kernel_counters_;
+  const std::uint64_t accesses = access_seq_ - kernel_first_seq_;
   // Remote (zero-copy) traffic streams over the link while the kernel runs.
   auto remote_ns = [](Bytes bytes, double gbps) {
     return bytes ? static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / gbps)) : Nanos{0};
   };
-  Counters& c = kernel_counters_;
   kernel_.now += remote_ns(kernel_.remote_host_bytes, profile_.remote_gpu_to_host_gbps) +
                  remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps) +
                  static_cast<Nanos>(c.remote_accesses) * profile_.remote_access_ns;
-  c.accesses = access_seq_ - kernel_first_seq_;
   // Touches of the GPU's own memory (every access but the remote ones:
   // faulted pages are read locally once serviced) cost their transaction
   // units at the profile's access bandwidth plus a per-touch cost, after the
   // faults and before the compute: the work a kernel does with its data is not
   // free even when every page is resident.
-  const std::uint64_t local_touches = c.accesses - std::min(c.accesses, c.remote_accesses);
+  const std::uint64_t local_touches = accesses - std::min(accesses, c.remote_accesses);
   const std::uint64_t local_units =
       kernel_.touched_units - std::min(kernel_.touched_units, kernel_.remote_touched_units);
   const Nanos access_ns =
@@ -471,6 +474,15 @@ void Engine::on_kernel_end() {
                               static_cast<double>(std::min(stall, access_ns + kernel_.compute)));
   }
   end += profile_.gpu_launch_ns;
+  return end;
+}
+
+void Engine::on_kernel_end() {
+  if (!kernel_.open) throw SimulationError("kernel_end without an open kernel");
+  service_fault_batch();
+  Counters& c = kernel_counters_;
+  c.accesses = access_seq_ - kernel_first_seq_;
+  const Nanos end = kernel_end_time();
   c.stall_ns = kernel_.now - kernel_.start;
   c.time_ns = end - kernel_.start;
   stream_ready(kernel_.stream) = end;

@@ -133,6 +133,10 @@ class Engine {
   void on_free(const trace::Event& e);
   void on_kernel_begin(const trace::Event& e);
   void on_kernel_end();
+  // Starts kernel_ (a trace's kernel, or the fill kernel of a managed memset).
+  void begin_kernel(const std::string& name, int gpu, trace::StreamId stream, Nanos compute);
+  // The open kernel's end time once its faults are serviced (advances kernel_.now by its remote traffic).
+  Nanos kernel_end_time();
   void on_sync(const trace::Event& e);
   void on_event_record(const trace::Event& e);
   void on_event_wait(const trace::Event& e);
@@ -285,6 +289,8 @@ class Engine {
   };
   void on_copy(const trace::Event& e);
   void on_memset(const trace::Event& e);
+  // A memset of managed memory that GPU faults migrate: the runtime's fill kernel, faulting.
+  void memset_by_fill_kernel(const trace::Event& e, int gpu);
   void on_peer_enable(const trace::Event& e);
   void read_modify_write(const trace::Event& e);
   // Where a copy or memset by `gpu` finds the range of allocation `slot`; a managed

@@ -125,14 +125,46 @@ TEST(Copies, CopyIntoManagedMemoryMigratesItToTheCopysGpu) {
   EXPECT_EQ(r.total.bytes_h2d, 2_MiB);
 }
 
-// Memset of managed memory resident nowhere populates it on the GPU (no copy),
-// then writes 2 MiB at 2 GB/s: 500 + populate + 1048576; the kernel then hits.
-TEST(Copies, MemsetPopulatesManagedMemoryOnTheGpu) {
-  const auto t = TraceBuilder().alloc("A", 2_MiB).memset("A").kernel("k", 0, 0).write("A").end().build();
+// A memset of managed memory is the runtime's fill kernel writing the range,
+// faulting as a kernel does: 2 MiB resident nowhere is 512 page faults in one
+// VA block, two batches of 256 (batch 10000 + block 2000 + 256 x 100 = 37600
+// each), populated on the GPU with no copy, then 2 MiB written at 2 GB/s
+// (1048576). The faults count in the memset's phase, not as a kernel; the
+// trace's kernel then hits.
+TEST(Copies, MemsetOfManagedMemoryFaultsLikeAKernel) {
+  const auto t = TraceBuilder()
+                     .phase("memset")
+                     .alloc("A", 2_MiB)
+                     .memset("A")
+                     .phase("kernel")
+                     .kernel("k", 0, 0)
+                     .write("A")
+                     .end()
+                     .build();
   const Result r = replay(t, options_for(copy_profile()));
   EXPECT_EQ(r.total.bytes_h2d, 0u);
+  ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_EQ(r.kernels[0].counters.gpu_faults, 0u);
-  EXPECT_EQ(r.kernels[0].start_ns, 500u + 1048576u);
+  EXPECT_EQ(r.kernels[0].start_ns, 2 * 37600u + 1048576u);
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[0].name, "memset");
+  EXPECT_EQ(r.phases[0].counters.gpu_faults, 512u);
+  EXPECT_EQ(r.phases[0].counters.fault_batches, 2u);
+  EXPECT_EQ(r.phases[0].counters.accesses, 0u);  // the trace's own accesses only
+  EXPECT_EQ(r.phases[0].counters.time_ns, 2 * 37600u + 1048576u);
+}
+
+// Managed pages the CPU holds migrate to the fill kernel's GPU on its faults
+// (one batch: 10000 + 2000 + 16 x 100 = 13600, then the 64 KiB copy: 1000
+// latency + 65536 / 4 GB/s = 17384) and are then written at 2 GB/s (32768).
+TEST(Copies, MemsetOfCpuHeldManagedMemoryMigratesItByFaults) {
+  const auto t = TraceBuilder().alloc("A", 64_KiB).cpu_write("A").phase("memset").memset("A").build();
+  const Result r = replay(t, options_for(copy_profile()));
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 13600u + 17384u + 32768u);
+  EXPECT_EQ(r.total.bytes_h2d, 64_KiB);
+  EXPECT_EQ(r.total.gpu_faults, 16u);
+  EXPECT_EQ(r.total.fault_batches, 1u);
 }
 
 // Read-modify-write of a ReadMostly page held by the CPU: the load faults and
