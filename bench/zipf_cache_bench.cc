@@ -91,6 +91,8 @@ class ZipfReader final : public trace::TraceReader {
   ZipfReader() {
     alloc_ = names_.intern("A");
     kernel_ = names_.intern("k");
+    access_ = trace::events::access(trace::EventKind::kGpuAccess, trace::AccessType::kRead, 0, kPageSize, 0, 1);
+    access_.name = alloc_;
   }
   std::size_t read(std::span<trace::Event> out) override {
     const auto& pages = zipf_pages();
@@ -106,9 +108,8 @@ class ZipfReader final : public trace::TraceReader {
       } else if (next_ == kRequests + 2) {
         e = trace::events::of_kind(trace::EventKind::kKernelEnd);
       } else {
-        e = trace::events::access(trace::EventKind::kGpuAccess, trace::AccessType::kRead,
-                                  std::uint64_t{pages[next_ - 2]} * kPageSize, kPageSize, 0, 1);
-        e.name = alloc_;
+        e = access_;  // made once: a request differs only in its page
+        e.offset = std::uint64_t{pages[next_ - 2]} * kPageSize;
       }
       ++next_;
     }
@@ -121,6 +122,7 @@ class ZipfReader final : public trace::TraceReader {
  private:
   trace::NameTable names_;
   trace::NameId alloc_ = 0, kernel_ = 0;
+  trace::Event access_;
   std::uint64_t next_ = 0;
   std::string source_ = "<zipf>";
 };
