@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A profile of the machine one GPU-machine call ran on, from that call's
+# calibration alone (docs/hip_backend.md, "A profile per machine"):
+#   hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml
+# CALIBRATION_DIR is what `device_run.sh calibrate` left: an unpacked results
+# directory (raw/h200-pcie5.toml, raw/calibration.json) or a committed copy
+# (calibrated.toml, calibration.json; profiles/raw/h200-pcie5/later/sessionN).
+# Starts from the device-side fit (links, prefetch, CPU, remote, copies) and
+# tunes the fault-servicing keys in the simulator on that calibration's runs
+# only, not pooled with other sessions: hosts differ between calls by up to
+# ~20% in fault servicing (docs/validation.md, "Sessions 14 and 15").
+# Writes OUT.toml and its tuning report OUT.tune.json, each through a
+# temporary file renamed into place; an OUT that names an input is refused.
+set -euo pipefail
+usage="usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml"
+[[ $# -eq 2 ]] || { echo "$usage" >&2; exit 2; }
+dir=$1 out=$2
+fit="" raw=""
+for candidate in "$dir/raw/h200-pcie5.toml" "$dir/calibrated.toml"; do
+  [[ -f $candidate ]] && { fit=$candidate; break; }
+done
+for candidate in "$dir/raw/calibration.json" "$dir/calibration.json"; do
+  [[ -f $candidate ]] && { raw=$candidate; break; }
+done
+[[ -n $fit ]] || { echo "machine_profile.sh: $dir has no device-side fit (raw/h200-pcie5.toml or calibrated.toml)" >&2; exit 1; }
+[[ -n $raw ]] || { echo "machine_profile.sh: $dir has no calibration (raw/calibration.json or calibration.json)" >&2; exit 1; }
+[[ $out == *.toml ]] || { echo "machine_profile.sh: OUT must end in .toml (got '$out')" >&2; exit 1; }
+report=${out%.toml}.tune.json
+[[ -d $(dirname "$out") ]] || { echo "machine_profile.sh: directory $(dirname "$out") of OUT does not exist" >&2; exit 1; }
+for target in "$out" "$report"; do
+  for input in "$fit" "$raw"; do
+    if [[ -e $target && $(realpath "$target") == $(realpath "$input") ]]; then
+      echo "machine_profile.sh: output $target is the input $input (refused: it would be overwritten)" >&2
+      exit 1
+    fi
+  done
+done
+
+# UMSIM_BIN and UMSIM_TRACES_TOOL name prebuilt binaries (tests); else they are built here.
+umsim=${UMSIM_BIN:-} traces_tool=${UMSIM_TRACES_TOOL:-}
+[[ -n $umsim ]] && umsim=$(realpath "$umsim")
+[[ -n $traces_tool ]] && traces_tool=$(realpath "$traces_tool")
+fit=$(realpath "$fit") raw=$(realpath "$raw") out=$(realpath -m "$out") report=$(realpath -m "$report")
+cd "$(dirname "$0")/.."
+if [[ -z $umsim || -z $traces_tool ]]; then
+  ./bazelw build -c opt //tools:umsim //hip_backend:calibration_traces_tool >&2
+  umsim=$PWD/bazel-bin/tools/umsim traces_tool=$PWD/bazel-bin/hip_backend/calibration_traces_tool
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$fit" "$tmp/profile.toml"
+python3 hip_backend/tune_profile.py "$tmp/profile.toml" "$umsim" "$traces_tool" "$raw" >"$tmp/tune.json"
+"$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
+cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"
+cp "$tmp/tune.json" "$report.partial" && mv "$report.partial" "$report"
+median=$(python3 -c 'import json,sys; print("%.1f%%" % (100 * json.load(open(sys.argv[1]))["median_abs_error"]))' "$report")
+echo "machine_profile.sh: wrote $out (calibration runs' median abs time error $median; report $report)"
