@@ -8,9 +8,11 @@
 # Starts from the device-side fit (links, prefetch, CPU, remote, copies) and
 # tunes the fault-servicing keys in the simulator on that calibration's runs
 # only, not pooled with other sessions: hosts differ between calls by up to
-# ~20% in fault servicing (docs/validation.md, "Sessions 14 and 15").
-# Writes OUT.toml and its tuning report OUT.tune.json, each through a
-# temporary file renamed into place; an OUT that names an input is refused.
+# ~20% in fault servicing (docs/validation.md, "Sessions 14-17").
+# [calibrated_on] takes the call's machine.txt (GPU, CPU, kernel, driver,
+# CUDA, date) where the directory keeps one. Writes OUT.toml and its tuning
+# report OUT.tune.json, each through a temporary file renamed into place; an
+# OUT that names an input is refused.
 set -euo pipefail
 usage="usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml"
 [[ $# -eq 2 ]] || { echo "$usage" >&2; exit 2; }
@@ -50,6 +52,29 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$fit" "$tmp/profile.toml"
 python3 hip_backend/tune_profile.py "$tmp/profile.toml" "$umsim" "$traces_tool" "$raw" >"$tmp/tune.json"
+# The machine it describes: [calibrated_on] from the call's machine.txt, where kept.
+machine=""
+for candidate in "$(dirname "$raw")/machine.txt" "$(dirname "$raw")/../logs/machine.txt"; do
+  [[ -f $candidate ]] && { machine=$candidate; break; }
+done
+if [[ -n $machine ]]; then
+  python3 - "$tmp/profile.toml" "$machine" <<'PY'
+import re, sys
+path, machine = sys.argv[1], sys.argv[2]
+facts = dict(line.split("=", 1) for line in open(machine).read().splitlines() if "=" in line)
+text, section, out = open(path).read().splitlines(), "", []
+for line in text:
+    s = line.strip()
+    if s.startswith("["):
+        section = s
+    m = re.match(r"(\w+)\s*=", s)
+    if section == "[calibrated_on]" and m and facts.get(m.group(1), "").strip():
+        value = facts[m.group(1)].strip().replace('"', "'")
+        line = f'{m.group(1)} = "{value}"'
+    out.append(line)
+open(path, "w").write("\n".join(out) + "\n")
+PY
+fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"
 cp "$tmp/tune.json" "$report.partial" && mv "$report.partial" "$report"

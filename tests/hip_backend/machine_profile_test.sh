@@ -39,4 +39,6 @@ if got != want or r["calibration_files"] != 1:
     sys.exit(f"got {got} from {r['calibration_files']} file(s), want {want} from 1")
 PY
 grep -q '^batch_cost = "10us"' "$tmp/machine.toml" || fail "profile lacks the tuned batch cost"
+# [calibrated_on] names session 14's machine (its machine.txt), not the starting profile's.
+grep -q '^date = "2026-12-01T19:29Z"' "$tmp/machine.toml" || fail "[calibrated_on] is not session 14's machine"
 echo "PASS"
