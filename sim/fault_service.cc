@@ -215,11 +215,11 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   prefetch_->prefetch(req, out);
   if (out.none()) return;  // the common case on a fault-heavy replay
   out &= ~req.excluded & ~faulted & ~req.resident_on_destination & first_pages(req.pages_in_block);
-  for (std::size_t i = out._Find_first(); i < kPagesPerBlock; i = out._Find_next(i)) {
+  for_each_page(out, [&](std::uint32_t i) {
     const PageState& st = a.pages[base + i];
     if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) duplicate.set(i);
     else migrate.set(i);
-  }
+  });
 }
 
 void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
@@ -251,8 +251,9 @@ void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMas
     case ThrashingAction::kPin:
       if (r.pin_to.is_none() || r.pin_to.code > profile_.gpus)
         throw SimulationError("the thrashing policy pinned pages to a processor that does not exist");
-      for (std::size_t i = r.thrashing._Find_first(); i < kPagesPerBlock; i = r.thrashing._Find_next(i))
+      for_each_page(r.thrashing, [&](std::uint32_t i) {
         if (base + i < a.page_count) a.pages[base + i].flags |= kPinned;
+      });
       bs.pin_to = r.pin_to.code;
       bs.pin_until = r.until;
       break;
@@ -384,8 +385,9 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   Bytes prefetched = 0;
   const bool any_policy_pages = prefetch_ && policy_pages.any();
   if (any_policy_pages) {
-    for (std::size_t i = policy_pages._Find_first(); i < kPagesPerBlock; i = policy_pages._Find_next(i))
+    for_each_page(policy_pages, [&](std::uint32_t i) {
       if (a.pages[base + i].copies && !(a.pages[base + i].copies & rbit)) prefetched += kPageSize;
+    });
   }
   // The driver's per-page work for every page this service moves from
   // another copy (population of untouched pages is zero-fill, charged apart).
@@ -414,8 +416,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     const Processor dest = first_processor(m);
     now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);
   }
-  for (std::size_t i = window_mapped._Find_first(); i < kPagesPerBlock; i = window_mapped._Find_next(i))
-    a.pages[base + i].mapped |= rbit;
+  for_each_page(window_mapped, [&](std::uint32_t i) { a.pages[base + i].mapped |= rbit; });
   // The replayed accesses to remotely placed pages go over the new mappings.
   // The faulting touches are gone from the buffer (it keeps pages, not
   // bytes): each is charged the kernel's mean touch so far.
@@ -424,15 +425,15 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   const Bytes mean_bytes = mean_units * profile_.gpu_access_unit;
   const Bytes remote_unit = profile_.remote_access_unit;
   const Bytes remote_bytes = (mean_bytes + remote_unit - 1) / remote_unit * remote_unit;
-  for (std::size_t i = elsewhere_used ? remote._Find_first() : kPagesPerBlock; i < kPagesPerBlock;
-       i = remote._Find_next(i)) {
-    PageState& st = a.pages[base + i];
-    st.mapped |= rbit;
-    ++kernel_counters_.remote_accesses;
-    kernel_.remote_touched_units += mean_units;
-    if (st.copies & kCpuBit) kernel_.remote_host_bytes += remote_bytes;
-    else kernel_.remote_peer_bytes += remote_bytes;
-  }
+  if (elsewhere_used)
+    for_each_page(remote, [&](std::uint32_t i) {
+      PageState& st = a.pages[base + i];
+      st.mapped |= rbit;
+      ++kernel_counters_.remote_accesses;
+      kernel_.remote_touched_units += mean_units;
+      if (st.copies & kCpuBit) kernel_.remote_host_bytes += remote_bytes;
+      else kernel_.remote_peer_bytes += remote_bytes;
+    });
   kernel_counters_.bytes_prefetched += prefetched;
   notify_thrashing(slot, block, faulted_moving, from, requester, MigrationCause::kFault, requester, now);
   if (any_policy_pages)

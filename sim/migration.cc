@@ -29,7 +29,7 @@ ProcessorMask Engine::mappings_for_advised(const Allocation& a, const PageState&
   return m;
 }
 
-Processor Engine::copy_source(ProcessorMask copies, Processor dest) const {
+Processor Engine::copy_source_with_gpus(ProcessorMask copies, Processor dest) const {
   // Peer GPUs rank before the CPU (NVLink and PCIe peers alike); where GPU
   // copies are staged through the host (AMD), or peers cannot reach each
   // other, the CPU's copy is the closer one.
