@@ -302,6 +302,23 @@ TEST(Profile, HostPageableDownloadBandwidthRefusesBadValues) {
             "mistake of units?)");
 }
 
+// faults.revoke_duplicate_page_cost (the CPU copy a GPU write revokes) goes
+// through the shared duration checks, with its own name and line in each error.
+TEST(Profile, RevokeDuplicatePageCostRefusesBadValues) {
+  const auto error = [](const std::string& v) {
+    return error_of(replace(good_profile(), "page_cost = \"200ns\"\n",
+                            "page_cost = \"200ns\"\nrevoke_duplicate_page_cost = " + v + "\n"));
+  };
+  EXPECT_EQ(error("\"25512ns\""), "");
+  EXPECT_EQ(error("-1"), "p.toml:30: 'faults.revoke_duplicate_page_cost' must not be negative");
+  EXPECT_EQ(error("\"25 us\""), "p.toml:30: 'faults.revoke_duplicate_page_cost': unknown unit ' us' in '25 us' "
+                                "(expected ns, us, ms or s)");
+  EXPECT_EQ(error("\"2s\""), "p.toml:30: 'faults.revoke_duplicate_page_cost' = 2000000000ns is longer than the 1s the "
+                             "model takes for one operation's cost (a mistake of units?)");
+  EXPECT_EQ(error("true"), "p.toml:30: 'faults.revoke_duplicate_page_cost' must be a duration such as \"20us\" or an "
+                           "integer of ns");
+}
+
 TEST(Profile, MissingKeysAndSyntaxErrors) {
   EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"\n", "")),
             "p.toml:24: missing key 'faults.page_cost'");
