@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -210,15 +211,15 @@ nlohmann::ordered_json peer_calibration(const CalibrateOptions& o) {
 int probe_counters() {
   std::string why;
   if (!UmCounterSource::instance().start(&why)) {
-    std::printf("counters unavailable: %s\n", why.c_str());
+    std::cout << "counters unavailable: " << why << "\n";
     return 1;
   }
   const Plan probe = plan_of(fault_trace({"sequential", 8 * MiB}), "probe");
   const Measurements r = replay_plan_two_pass(probe, {});
   const WindowStats s = stats_in(r.records, {0, ~std::uint64_t{0}});
-  std::printf("counters %s: %zu records, %llu bytes H2D, %llu fault batches, library %s\n",
-              r.counters_available ? "work" : "missing", r.records.size(), (unsigned long long)s.bytes_h2d,
-              (unsigned long long)s.batches, UmCounterSource::instance().library().c_str());
+  std::cout << "counters " << (r.counters_available ? "work" : "missing") << ": " << r.records.size() << " records, "
+            << s.bytes_h2d << " bytes H2D, " << s.batches << " fault batches, library "
+            << UmCounterSource::instance().library() << "\n";
   return r.counters_available && s.bytes_h2d > 0 ? 0 : 1;
 }
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "hip_backend/calibration_fit.h"
 #include "io/atomic_output.h"
 #include "io/standard_output.h"
@@ -49,7 +51,7 @@ struct Args {
   std::vector<std::string> positional;
   std::string json, out, raw;
   double safe_fraction = kDefaultSafeFraction;
-  bool counters = true, quick = false;
+  bool counters = true, quick = false, help = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -66,7 +68,7 @@ Args parse(int argc, char** argv) {
     else if (s == "--safe-fraction") a.safe_fraction = std::stod(value());
     else if (s == "--no-counters") a.counters = false;
     else if (s == "--quick") a.quick = true;
-    else if (s == "-h" || s == "--help") { std::cout << kUsage; std::exit(0); }
+    else if (s == "-h" || s == "--help") a.help = true;
     else if (!s.empty() && s[0] == '-') throw std::runtime_error("unknown option " + s + "\n" + kUsage);
     else a.positional.push_back(s);
   }
@@ -88,12 +90,11 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 void print_summary(const Result& r) {
-  std::printf("%-24s %12s %12s %10s %8s %14s %14s\n", "scope", "time_us", "stall_us", "faults", "batches",
-              "bytes_h2d", "bytes_d2h");
+  std::cout << fmt::format("{:<24} {:>12} {:>12} {:>10} {:>8} {:>14} {:>14}\n", "scope", "time_us", "stall_us",
+                           "faults", "batches", "bytes_h2d", "bytes_d2h");
   auto row = [](const std::string& name, const Counters& c) {
-    std::printf("%-24s %12.1f %12.1f %10llu %8llu %14llu %14llu\n", name.c_str(), c.time_ns / 1e3, c.stall_ns / 1e3,
-                (unsigned long long)c.gpu_faults, (unsigned long long)c.fault_batches,
-                (unsigned long long)c.bytes_h2d, (unsigned long long)c.bytes_d2h);
+    std::cout << fmt::format("{:<24} {:>12.1f} {:>12.1f} {:>10} {:>8} {:>14} {:>14}\n", name, c.time_ns / 1e3,
+                             c.stall_ns / 1e3, c.gpu_faults, c.fault_batches, c.bytes_h2d, c.bytes_d2h);
   };
   for (const auto& k : r.kernels) row("kernel " + k.name, k.counters);
   for (const auto& p : r.phases) row("phase " + p.name, p.counters);
@@ -132,7 +133,7 @@ int fit(const std::string& raw_path, const std::string& out) {
   const auto raw = nlohmann::json::parse(read_file(raw_path));
   const auto values = fit_profile(raw);
   write_file(out, update_toml_values(read_file(out), values));
-  for (const auto& [k, v] : values) std::printf("%-32s = %s\n", k.c_str(), v.c_str());
+  for (const auto& [k, v] : values) std::cout << fmt::format("{:<32} = {}\n", k, v);
   return 0;
 }
 
@@ -144,7 +145,7 @@ int calibrate(const Args& a) {
   const auto raw = run_calibration(o);
   const std::string raw_path = a.raw.empty() ? default_raw_path(a.out) : a.raw;
   write_file(raw_path, raw.dump(2) + "\n");
-  std::printf("raw measurements: %s\n", raw_path.c_str());
+  std::cout << "raw measurements: " << raw_path << "\n";
   return fit(raw_path, a.out);
 }
 
@@ -158,9 +159,14 @@ int run_command(int argc, char** argv) {
   const std::string cmd = argv[1];
   // `record` runs another program under the recorder; its arguments are that program's.
   if (cmd == "record") return umsim::recorder::record_main(argc - 1, argv + 1);
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // keep what was printed if the GPU runtime aborts
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  std::cout << std::unitbuf;  // keep what was printed if the GPU runtime aborts
   try {
     const Args a = parse(argc, argv);
+    if (a.help) {
+      std::cout << kUsage;
+      return 0;
+    }
     if (cmd == "replay") return replay(a);
     if (cmd == "calibrate") return calibrate(a);
     if (cmd == "probe") return probe_counters();
@@ -187,6 +193,7 @@ int run_command(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  umsim::io::keep_standard_output_errors();  // stdout's write errors keep their reason (all output goes through std::cout)
   const int status = run_command(argc, argv);
   if (const std::string error = umsim::io::flush_standard_output(); !error.empty()) {
     std::cerr << "umsim-hip: cannot write the standard output: " << error << "\n";

@@ -37,8 +37,17 @@ status=$?
 [[ $status -eq 1 ]] || fail "small.umt: exit $status, expected 1: $(cat err.txt)"
 grep -qx "fake hip: hipMalloc" err.txt || fail "small.umt: no allocation reached: $(cat err.txt)"
 
+# Standard output is an output: a full disk behind it fails the command with the reason.
+"$umsim_hip" replay --help >/dev/full 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--help > /dev/full: exit $status, expected 1"
+grep -qxF "umsim-hip: cannot write the standard output: No space left on device" err.txt ||
+  fail "--help > /dev/full: $(cat err.txt)"
+"$umsim_hip" replay --help >out.txt 2>err.txt || fail "--help: exit $?"
+grep -q "umsim-hip replay TRACE" out.txt || fail "--help printed no usage: $(cat out.txt)"
+
 if [[ $failures -ne 0 ]]; then
   echo "$failures failures"
   exit 1
 fi
-echo "umsim-hip on the fake device: refusals before allocation checked"
+echo "umsim-hip on the fake device: refusals before allocation and standard output errors checked"
