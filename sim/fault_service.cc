@@ -404,10 +404,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   // other holders' mappings are revoked first.
   if (profile_.fault_revoke_duplicate_page_ns > 0) {
     std::uint64_t revoked = 0;
-    for_each_page(migrate, [&](std::uint32_t i) {
-      revoked += popcount16(a.pages[base + i].copies) > 1;
-      return true;
-    });
+    for_each_page(migrate, [&](std::uint32_t i) { revoked += popcount16(a.pages[base + i].copies) > 1; });
     now += static_cast<Nanos>(revoked) * profile_.fault_revoke_duplicate_page_ns;
   }
   if (migrate.any()) now = move_pages(slot, block, migrate, requester, false, now);

@@ -1,6 +1,5 @@
 // The migration engine: moving pages between processors, GPU chunk
 // allocation, eviction with write-back, and copies on the links' copy engines.
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -292,9 +291,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
   Nanos done = issue_copies(copy_batches_, t, transferred);
   // The GPU zero-fills the pages it populates (in parallel with the copies); on
   // an APU, the fault service zero-fills pages it populates in the shared memory.
-  if (zero_filled && profile_.populate_gbps > 0)
-    done = std::max(done, t + static_cast<Nanos>(std::ceil(static_cast<double>(zero_filled * kPageSize) /
-                                                           profile_.populate_gbps)));
+  if (const Nanos fill = profile_.zero_fill_ns(zero_filled); fill > 0) done = std::max(done, t + fill);
   clear_busy_chunks();
   return done;
 }

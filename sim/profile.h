@@ -3,6 +3,7 @@
 // error naming file and line; unknown keys are errors too.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -83,6 +84,11 @@ struct HardwareProfile {
   std::optional<Nanos> fault_populate_block_ns;  // unset: fault_va_block_ns
   Nanos populate_block_ns() const { return fault_populate_block_ns.value_or(fault_va_block_ns); }
   double populate_gbps = 0;
+  // Time to zero-fill `pages` populated pages on the GPU (0 when populate_gbps is 0: free).
+  Nanos zero_fill_ns(std::uint64_t pages) const {
+    if (pages == 0 || populate_gbps <= 0) return 0;
+    return static_cast<Nanos>(std::ceil(static_cast<double>(pages * kPageSize) / populate_gbps));
+  }
   // Read duplication of ReadMostly pages: a VA block service whose faulted
   // pages are all reads of read-mostly pages held elsewhere only adds a
   // read-only copy (the source stays mapped): duplicate_va_block_cost.

@@ -7,7 +7,6 @@
 // instructions (measured with callgrind on //bench:zipf_cache_bench). It applies
 // only where the result is identical by construction (see the conditions).
 #include <algorithm>
-#include <cmath>
 
 #include "sim/engine.h"
 
@@ -64,9 +63,7 @@ Nanos Engine::move_single_page(AllocSlot slot, Allocation& a, std::uint64_t page
     counters().bytes_h2d += kPageSize;
     return std::max(t, gpu.h2d.schedule(t, profile_.h2d.latency_ns + run_ns_h2d_[1]));
   }
-  if (profile_.populate_gbps > 0)
-    return std::max(t, t + static_cast<Nanos>(std::ceil(static_cast<double>(kPageSize) / profile_.populate_gbps)));
-  return t;
+  return t + profile_.zero_fill_ns(1);
 }
 
 }  // namespace umsim::sim

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/profile.h"
+#include "tests/sim/profile_error_of.h"
 
 #ifdef NDEBUG
 #error "this test checks the loader with assertions on"
@@ -17,14 +18,7 @@
 namespace umsim::sim {
 namespace {
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_profile(text, "p.toml");
-  } catch (const ProfileError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 TEST(ProfileAssertions, TableHeaderWithoutAKeyIsAParseError) {
   const std::string expected =

@@ -5,6 +5,7 @@
 
 #include "sim/profile.h"
 #include "sim/profile_lookup.h"
+#include "tests/sim/profile_error_of.h"
 
 namespace umsim::sim {
 namespace {
@@ -56,14 +57,7 @@ pageable_copy_gbps = 15.0
 )";
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_profile(text, "p.toml");
-  } catch (const ProfileError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
   const auto at = s.find(from);
