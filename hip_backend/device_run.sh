@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Everything one GPU-machine call does, so device time is spent in few, full calls:
-#   hip_backend/device_run.sh [calibrate] [suite] [suite2] [smoke]
+#   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [smoke]
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
-# profiles/h200-pcie5.toml) and replays the validation suite three times
-# (suite2: the two-GPU suite, on a two-GPU machine).
+# profiles/h200-pcie5.toml), the host probe (traces/probe/host_fault_speed.umt,
+# results in probe/; hip_backend/host_rescale.py) and replays the validation
+# suite three times, each repetition after a host probe of its own, since a
+# machine's fault servicing can change within a call (suite2: the two-GPU
+# suite, on a two-GPU machine).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +15,14 @@ out=${OUT:-/tmp/umsim-device}
 res=$out/results
 mkdir -p "$res/logs" "$res/hw" "$res/raw"
 log() { echo "[$(date -u +%T)] $*" | tee -a "$res/logs/run.log"; }
+probes=0
+host_probe() {
+  probes=$((probes + 1))
+  mkdir -p "$res/probe"
+  timeout 60 "$bin" replay traces/probe/host_fault_speed.umt --json "$res/probe/host_fault_speed.r$probes.json" \
+    >>"$res/logs/probe_runs.log" 2>&1
+  log "host probe $probes exit $?"
+}
 
 # The machine, for the profile's [calibrated_on] table and the validation notes.
 {
@@ -83,6 +94,9 @@ for step in "$@"; do
       log "calibrate exit $?"
       cp "profiles/$profile.toml" "$res/raw/$profile.toml"
       ;;
+    probe)
+      host_probe
+      ;;
     suite | suite2)
       # Each replay runs two passes (times without UM counters, counters with them).
       # suite2: the two-GPU traces, on a machine with two GPUs (results in hw2/).
@@ -91,6 +105,7 @@ for step in "$@"; do
       mkdir -p "$res/$hw"
       [[ $step == suite2 ]] && nvidia-smi topo -m >"$res/logs/topology.txt" 2>&1
       for rep in 1 2 3; do
+        host_probe
         for t in "$dir"/*.umt; do
           name=$(basename "$t" .umt)
           timeout 60 "$bin" replay "$t" --json "$res/$hw/$name.r$rep.json" >>"$res/logs/$step.log" 2>&1
