@@ -114,6 +114,9 @@ Result Engine::run(trace::TraceReader& reader) {
     const GpuMemory& m = gpus_[static_cast<std::size_t>(gpu)].memory;
     return slot < m.slots_created() ? m.chunk(slot).resident : 0u;
   };
+  memory_of_gpu_.clear();
+  for (const GpuState& g : gpus_) memory_of_gpu_.push_back(&g.memory);
+  ctx.memory = memory_of_gpu_.data();
   if (eviction_->needs_future()) {
     if (!options_.reopen) throw SimulationError("the eviction policy needs the future but the trace cannot be re-read");
     auto again = options_.reopen();
@@ -121,6 +124,11 @@ Result Engine::run(trace::TraceReader& reader) {
     ctx.future = oracle_.get();
   }
   eviction_->attach(ctx);
+  recency_touch_ = eviction_access_callbacks_;
+  for (int g = 0; g < profile_.gpus; ++g) {
+    recency_[g] = eviction_access_callbacks_ ? eviction_->recency_order(g) : nullptr;
+    recency_touch_ = recency_touch_ && recency_[g];
+  }
 
   phase_ = Scope{};
   phase_.result.name = "main";

@@ -159,7 +159,11 @@ class Engine {
   // full one (a read-modify-write's store waits for its load's faults).
   void kernel_access(const trace::Event& e) {
     if (try_plain_hit(e)) return;
-    if (eviction_access_callbacks_ && try_callback_hit(e)) return;
+    if (recency_hits_) {
+      if (single_page_hit<true>(e)) return;  // else try_callback_hit would not take it either
+    } else if (eviction_access_callbacks_ && try_callback_hit(e)) {
+      return;
+    }
     if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) read_modify_write(e);
     else gpu_access(e);
   }
@@ -168,7 +172,9 @@ class Engine {
   bool try_plain_hit(const trace::Event& e) { return plain_hits_ && single_page_hit(e); }
   // Replays a single-page, single-pass access to a page already here with the
   // permission it needs and returns true; false, having changed nothing, for
-  // any other access.
+  // any other access. kTouchRecency: the hit also moves its chunk in the
+  // eviction policy's recency list (recency_hits_).
+  template <bool kTouchRecency = false>
   bool single_page_hit(const trace::Event& e) {
     if (!kernel_.open || e.count != 1 || e.length == 0 || e.length > kPageSize) return false;
     const AllocSlot slot = e.name < slot_of_name_.size() ? slot_of_name_[e.name] : kNoSlot;
@@ -184,7 +190,17 @@ class Engine {
     ++st.accesses;
     st.flags |= write ? kDirty : 0;
     kernel_.touched_units += single_page_units(e);
+    if constexpr (kTouchRecency) touch_recency(a, page);
     return true;
+  }
+  // A hit's whole eviction-policy work when the policy gave its recency lists
+  // (EvictionPolicy::recency_order): its chunk, if listed, becomes the most recent.
+  void touch_recency(const Allocation& a, std::uint64_t page) {
+    if (!a.managed()) return;
+    const auto gpu = static_cast<std::size_t>(kernel_.gpu);
+    const std::uint32_t s = a.chunk_slot[gpu][page >> chunk_shift_];
+    SlotList& order = *recency_[gpu];
+    if (s != kNoSlot && order.contains(s)) order.move_to_back(s);
   }
   // The same for a hit whose only extra is the eviction policy's access
   // callback (no migration in flight): out of line, so the plain case stays small.
@@ -272,7 +288,10 @@ class Engine {
     return mappings_for_advised(a, st);
   }
   ProcessorMask mappings_for_advised(const Allocation& a, const PageState& st) const;
-  std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now);
+  // The GPU chunk backing `page`, allocated (evicting as needed) if there is
+  // none; `hold`: marked busy until clear_busy_chunks (an operation that fills
+  // several chunks must not evict one it filled; a single page need not).
+  std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold = true);
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
   void prefetch_upcoming_victims(int gpu);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
@@ -352,7 +371,10 @@ class Engine {
   EvictionPolicy* eviction_ = nullptr;
   MigrationPolicy* migration_ = nullptr;
   ThrashingPolicy* thrashing_ = nullptr;
-  bool eviction_access_callbacks_ = false;
+  bool eviction_access_callbacks_ = false;  // hits have eviction-policy work (on_access or recency)
+  bool recency_touch_ = false;              // ... and it is a recency list move (recency_ set)
+  SlotList* recency_[kMaxGpus] = {};        // by GPU: EvictionPolicy::recency_order
+  std::vector<const GpuMemory*> memory_of_gpu_;  // EvictionContext::memory
   bool remote_access_callbacks_ = false;
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default
   bool single_page_path_ = false;  // single_page_path_applies()
@@ -392,9 +414,14 @@ class Engine {
   // Hits need no extra work: no migration in flight past the kernel's time and
   // no access callbacks. Refreshed whenever either side may change.
   bool plain_hits_ = true;
+  bool recency_hits_ = false;  // the same, but for one recency list move (recency_touch_)
   unsigned access_unit_shift_ = 12;               // log2(profile gpu.access_unit)
   const trace::Event* access_event_ = nullptr;    // the GPU access being replayed (for remote touches)
-  void update_plain_hits() { plain_hits_ = !eviction_access_callbacks_ && latest_ready_ <= kernel_.now; }
+  void update_plain_hits() {
+    const bool settled = latest_ready_ <= kernel_.now;
+    plain_hits_ = settled && !eviction_access_callbacks_;
+    recency_hits_ = settled && recency_touch_;
+  }
 
   KernelState kernel_;
   ProcessorMask kernel_bit_ = 0;

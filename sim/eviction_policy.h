@@ -22,12 +22,20 @@
 //   upcoming_victims:   optional hint, never binding: the slots choose_victim would
 //                       return next, in order, so the engine can have their
 //                       records in the cache before the next eviction needs them.
+//   recency_order:      optional, asked once after attach: a policy whose whole
+//                       response to a resident hit is to move the chunk, if listed,
+//                       to the back of a SlotList it keeps per GPU (LRU) returns
+//                       that list; the engine then moves the chunk itself, in line,
+//                       and never calls on_access (a virtual call and its arguments
+//                       per hit were a third of a hit's instructions).
 #pragma once
 
 #include <functional>
 #include <string_view>
 
+#include "sim/gpu_memory.h"
 #include "sim/policy_hooks.h"
+#include "sim/slot_list.h"
 
 namespace umsim::sim {
 
@@ -83,6 +91,16 @@ struct EvictionContext {
   std::function<bool(int gpu, std::uint32_t slot)> evictable;
   // Resident pages of the chunk on its GPU (for policies that weigh victims by content).
   std::function<std::uint32_t(int gpu, std::uint32_t slot)> resident_pages;
+  // The engine's chunk records per GPU (read only), set by the engine: can_evict
+  // reads them in line instead of calling `evictable` per candidate victim.
+  const GpuMemory* const* memory = nullptr;
+
+  // `evictable` as a policy should ask it: every slot is evictable where neither
+  // is set (hand-written tests).
+  bool can_evict(int gpu, std::uint32_t slot) const {
+    if (memory) return memory[gpu]->evictable(slot);
+    return !evictable || evictable(gpu, slot);
+  }
 };
 
 class EvictionPolicy : public PolicyHooks {
@@ -107,6 +125,8 @@ class EvictionPolicy : public PolicyHooks {
   }
   // Fills `out` with up to two slots (the next victim first); returns how many.
   virtual std::size_t upcoming_victims(int /*gpu*/, std::uint32_t (&/*out*/)[2]) const { return 0; }
+  // See recency_order above; null (the default): hits go to on_access.
+  virtual SlotList* recency_order(int /*gpu*/) { return nullptr; }
 
  protected:
   EvictionContext ctx_;

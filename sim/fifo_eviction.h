@@ -15,10 +15,17 @@ class FifoByAllocationEviction : public EvictionPolicy {
   void attach(const EvictionContext& ctx) override;
   void on_chunk_allocated(const ChunkInfo& chunk, Nanos now) override;
   void on_chunk_freed(const ChunkInfo& chunk) override;
+  // Overridden directly, not through the defaults that forward to
+  // on_chunk_freed / choose_victim: one virtual call each per eviction.
+  void on_chunk_evicted(const ChunkInfo& chunk, Nanos now) override;
   std::uint32_t choose_victim(int gpu, Nanos now) override;
+  std::uint32_t choose_victim_for(const IncomingChunk& incoming, Nanos now) override;
   std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override;
 
  private:
+  void forget(const ChunkInfo& chunk);
+  std::uint32_t oldest_evictable(int gpu) const;
+
   std::vector<SlotList> order_;  // per GPU, oldest first
 };
 

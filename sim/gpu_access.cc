@@ -185,6 +185,7 @@ void Engine::remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, Ac
 }
 
 void Engine::chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page, AccessType type) {
+  if (recency_touch_) return touch_recency(a, page);
   if (!a.managed()) return;
   const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(kernel_.gpu)][page >> chunk_shift_];
   if (s == kNoSlot) return;

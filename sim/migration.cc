@@ -120,12 +120,12 @@ void Engine::clear_busy_chunks() {
   busy_chunks_.clear();
 }
 
-std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now) {
+std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold) {
   GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(gpu)][page >> chunk_shift_];
   if (s != kNoSlot) {
     PhysicalChunk& c = mem.chunk(s);
-    if (!c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
+    if (hold && !c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
     return s;
   }
   while (!mem.has_free()) {
@@ -148,8 +148,10 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
   }
   const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;
   s = mem.take(slot, first, /*pinned=*/false);
-  mem.chunk(s).busy = true;
-  busy_chunks_.emplace_back(gpu, s);
+  if (hold) {
+    mem.chunk(s).busy = true;
+    busy_chunks_.emplace_back(gpu, s);
+  }
   eviction_->on_chunk_allocated(ChunkInfo{gpu, s, slot, first}, now);
   return s;
 }

@@ -37,12 +37,11 @@ void for_each_page(const PageMask& mask, Fn&& fn) {
 // its VA block): only the words of the window are read.
 template <typename Fn>
 void for_each_page_in(const PageMask& mask, std::uint32_t first, std::uint32_t count, Fn&& fn) {
-  constexpr std::uint32_t kWords = kPagesPerBlock / 64;
-  std::uint64_t words[kWords];
-  std::memcpy(words, &mask, sizeof(words));
+  static_assert(sizeof(PageMask) == kPagesPerBlock / 8, "unexpected std::bitset layout");
   const std::uint32_t end = first + count;
   for (std::uint32_t w = first / 64; w * 64 < end; ++w) {
-    std::uint64_t x = words[w];
+    std::uint64_t x;  // the word alone: a 4 KiB chunk's window is one bit of one word
+    std::memcpy(&x, reinterpret_cast<const char*>(&mask) + w * sizeof(x), sizeof(x));
     if (w * 64 < first) x &= ~std::uint64_t{0} << (first - w * 64);
     if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
     for (; x != 0; x &= x - 1) fn(w * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));

@@ -48,7 +48,8 @@ Nanos Engine::move_single_page(AllocSlot slot, Allocation& a, std::uint64_t page
   Nanos t = ready;  // evictions to make room happen first, synchronously
   const int g = dest.gpu_index();
   GpuState& gpu = gpus_[static_cast<std::size_t>(g)];
-  const std::uint32_t chunk = chunk_for(slot, a, g, page, t);
+  // Nothing is evicted after this chunk is found: it need not be held busy.
+  const std::uint32_t chunk = chunk_for(slot, a, g, page, t, /*hold=*/false);
   PageState& st = a.pages[page];
   const bool copy = st.copies != 0;  // the host's copy is read; otherwise zero-filled at the destination
   if (!copy) a.mark_populated(page);
@@ -58,7 +59,6 @@ Nanos Engine::move_single_page(AllocSlot slot, Allocation& a, std::uint64_t page
   if (c.resident++ == 0 && !c.fresh) eviction_->on_chunk_residency_changed(ChunkInfo{g, chunk, slot, c.first_page}, true, t);
   c.fresh = false;
   a.gpu_resident[static_cast<std::size_t>(g)][page / kPagesPerBlock].set(page % kPagesPerBlock);
-  clear_busy_chunks();
   if (copy) {
     counters().bytes_h2d += kPageSize;
     return std::max(t, gpu.h2d.schedule(t, profile_.h2d.latency_ns + run_ns_h2d_[1]));

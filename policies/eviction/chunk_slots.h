@@ -79,9 +79,8 @@ class ChunkSlots {
   std::vector<PerGpu> lists_;
 };
 
-// ctx.evictable may be unset in hand-written tests: then every slot is evictable.
 inline bool evictable(const sim::EvictionContext& ctx, int gpu, std::uint32_t slot) {
-  return !ctx.evictable || ctx.evictable(gpu, slot);
+  return ctx.can_evict(gpu, slot);
 }
 
 // First evictable node of `list`, or nullptr.

@@ -23,18 +23,18 @@ class LruEviction final : public sim::EvictionPolicy {
     if (l.contains(c.slot)) l.erase(c.slot);
     l.push_back(c.slot);
   }
-  // Every resident hit: the chunk becomes the most recent.
+  // Every resident hit: the chunk becomes the most recent. The engine does it
+  // itself through recency_order; these serve callers without it (tests).
   void on_access(const sim::ChunkAccess& a) override { touch(a.chunk.gpu, a.chunk.slot); }
   void on_chunk_accessed(const sim::ChunkInfo& c, std::uint64_t, sim::Nanos) override { touch(c.gpu, c.slot); }
-  void on_chunk_freed(const sim::ChunkInfo& c) override {
-    sim::SlotList& l = order_[static_cast<std::size_t>(c.gpu)];
-    if (l.contains(c.slot)) l.erase(c.slot);
-  }
-  std::uint32_t choose_victim(int gpu, sim::Nanos) override {
-    const sim::SlotList& l = order_[static_cast<std::size_t>(gpu)];
-    for (std::uint32_t s = l.front(); s != sim::SlotList::kNone; s = l.next(s))
-      if (evictable(ctx_, gpu, s)) return s;
-    return sim::kNoVictim;
+  sim::SlotList* recency_order(int gpu) override { return &order_[static_cast<std::size_t>(gpu)]; }
+  // Eviction and choice are overridden directly (not through the defaults that
+  // forward to on_chunk_freed / choose_victim): one virtual call each per eviction.
+  void on_chunk_evicted(const sim::ChunkInfo& c, sim::Nanos) override { forget(c); }
+  void on_chunk_freed(const sim::ChunkInfo& c) override { forget(c); }
+  std::uint32_t choose_victim(int gpu, sim::Nanos) override { return oldest_evictable(gpu); }
+  std::uint32_t choose_victim_for(const sim::IncomingChunk& incoming, sim::Nanos) override {
+    return oldest_evictable(incoming.gpu);
   }
   std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
     return order_[static_cast<std::size_t>(gpu)].first_two(out);
@@ -44,6 +44,16 @@ class LruEviction final : public sim::EvictionPolicy {
   void touch(int gpu, std::uint32_t slot) {
     sim::SlotList& l = order_[static_cast<std::size_t>(gpu)];
     if (l.contains(slot)) l.move_to_back(slot);
+  }
+  void forget(const sim::ChunkInfo& c) {
+    sim::SlotList& l = order_[static_cast<std::size_t>(c.gpu)];
+    if (l.contains(c.slot)) l.erase(c.slot);
+  }
+  std::uint32_t oldest_evictable(int gpu) const {
+    const sim::SlotList& l = order_[static_cast<std::size_t>(gpu)];
+    for (std::uint32_t s = l.front(); s != sim::SlotList::kNone; s = l.next(s))
+      if (evictable(ctx_, gpu, s)) return s;
+    return sim::kNoVictim;
   }
 
   sim::Bytes granularity_;
