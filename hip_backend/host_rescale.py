@@ -2,22 +2,23 @@
 """Re-measures the host part of a profile from the host probe.
 
 A profile's demand-fault and CPU-fault costs are set by the host (its CPU and
-kernel servicing the driver's faults), and the lent H200 machines differ in
-them by up to ~30% between calls while the GPU-side keys stay within a few
-percent (docs/validation.md, "Sessions 14-17"). The host probe
-(traces/probe/host_fault_speed.umt: the calibration's 1 GiB sequential
-demand-fault kernel, three times) takes about half a second on the GPU. This
-script finds the one factor by which the profile's host-side fault costs
-(HOST_FAULT_KEYS) must be multiplied for the simulator to give the probe's
-measured kernel time, and writes the profile with those keys scaled; every
-other key, the GPU's and the links', is left as calibrated.
+kernel servicing the driver's and its own page faults), and the lent H200
+machines differ in them by up to ~60% between calls while the GPU-side keys
+stay within a few percent (docs/validation.md, "The host probe"). The host
+probe (traces/probe/host_fault_speed.umt) takes about two seconds on the GPU:
+a CPU first touch of 1 GiB, then the calibration's 1 GiB sequential
+demand-fault kernel, three times. This script finds two factors: the one by
+which the GPU-fault servicing keys (GPU_FAULT_KEYS) must be multiplied for the
+simulator to give the probe kernels' measured time, and the one by which the
+CPU page-fault keys (CPU_FAULT_KEYS) must be multiplied to give the first
+touch's. It writes the profile with those keys scaled; every other key, the
+GPU's, the links' and the CPU's memory speed, is left as calibrated.
 
 usage: host_rescale.py PROFILE.toml UMSIM_BINARY PROBE_TRACE OUT.toml PROBE.json [PROBE.json ...]
-Each PROBE.json is either an `umsim-hip replay` result of the probe trace (its
-kernels' times) or a calibration file of `umsim-hip calibrate` (its 1 GiB
-sequential fault run's repetitions). The hardware time is the median of all
-kernels given. OUT.toml is written through a temporary file and renamed; an
-OUT.toml that names an input is refused.
+Each PROBE.json is an `umsim-hip replay` result of the probe trace. The
+hardware times are medians over all files (kernels, and the first-touch
+phase). OUT.toml is written through a temporary file and renamed; an OUT.toml
+that names an input is refused.
 """
 import json
 import os
@@ -29,19 +30,22 @@ import tempfile
 
 from tune_profile import set_values
 
-# The profile keys the host's fault servicing sets (docs/hip_backend.md):
-# the driver's work per VA block and per page for GPU faults, populations and
-# read-duplication revocations, and the CPU's fault handling.
-HOST_FAULT_KEYS = [
+# The driver's work per VA block and per page when it services GPU faults,
+# populations and read-duplication revocations: the probe kernels' time.
+GPU_FAULT_KEYS = [
     "faults.va_block_cost",
     "faults.page_cost",
     "faults.migrated_page_cost",
     "faults.populate_va_block_cost",
     "faults.revoke_duplicate_page_cost",
-    "cpu.fault_cost",
-    "cpu.collapse_fault_cost",
 ]
-PROBE_BYTES = 1 << 30  # the calibration run the probe repeats: sequential, 1 GiB
+# The host kernel's own page faults (first touch, and CPU faults on pages the
+# GPU holds, which the calibrations show move together with it): the probe's
+# first-touch phase. The CPU's memory speed (page and word access costs) stays:
+# it differs by a few percent between the lent hosts, first touches by 1.7x.
+CPU_FAULT_KEYS = ["cpu.first_touch_cost", "cpu.fault_cost", "cpu.collapse_fault_cost"]
+FIRST_TOUCH_PHASE = "main"  # the probe's first phase: the CPU writes A, 1 GiB, for the first time
+PROBE_KERNELS = 3
 UNITS_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -56,7 +60,7 @@ def duration_ns(text, key, path):
     return float(m.group(1)) * UNITS_NS[m.group(2)]
 
 
-def profile_values(toml_text, path):
+def profile_values(toml_text):
     """{section.key: raw value text} for every key of the profile."""
     values, section = {}, ""
     for line in toml_text.splitlines():
@@ -69,84 +73,110 @@ def profile_values(toml_text, path):
     return values
 
 
-def probe_times(path):
-    """The hardware kernel times (ns) one file gives for the probe kernel."""
+def kernel_times(result):
+    return [float(k["counters"]["time_ns"]) for k in result["kernels"]]
+
+
+def first_touch_times(result):
+    return [float(p["counters"]["time_ns"]) for p in result["phases"] if p["name"] == FIRST_TOUCH_PHASE]
+
+
+def read_probe(path):
+    """One hardware replay of the probe trace, checked to be one."""
     try:
         data = json.load(open(path))
     except (OSError, ValueError) as e:
         fail(f"{path}: not a readable JSON file ({e})")
-    if isinstance(data, dict) and "faults" in data:  # a calibration file
-        runs = [f for f in data["faults"] if f.get("pattern") == "sequential" and f.get("bytes") == PROBE_BYTES]
-        if not runs:
-            fail(f"{path}: a calibration file without the 1 GiB sequential fault run")
-        return [float(t) for t in runs[0].get("times_ns", [runs[0]["time_ns"]])]
-    kernels = data.get("kernels") if isinstance(data, dict) else None
-    if not kernels:
-        fail(f"{path}: neither a replay result with kernels nor a calibration file")
-    if len(kernels) != 3:
-        fail(f"{path}: {len(kernels)} kernels; the probe trace has 3 (is this a replay of another trace?)")
-    return [float(k["counters"]["time_ns"]) for k in kernels]
+    if not isinstance(data, dict) or not isinstance(data.get("kernels"), list) or not isinstance(data.get("phases"), list):
+        fail(f"{path}: not a replay result (no kernels and phases)")
+    if len(data["kernels"]) != PROBE_KERNELS or len(first_touch_times(data)) != 1:
+        fail(f"{path}: {len(data['kernels'])} kernels and no single '{FIRST_TOUCH_PHASE}' phase; the probe trace "
+             f"has {PROBE_KERNELS} kernels after one (a replay of another trace?)")
+    try:
+        if min(kernel_times(data) + first_touch_times(data)) <= 0:
+            fail(f"{path}: a kernel or the first-touch phase has no time (an incomplete replay)")
+    except (KeyError, TypeError, ValueError):
+        fail(f"{path}: a kernel or phase without counters.time_ns")
+    return data
 
 
 def main():
     if len(sys.argv) < 6:
         fail("usage: host_rescale.py PROFILE.toml UMSIM_BINARY PROBE_TRACE OUT.toml PROBE.json [PROBE.json ...]")
     profile_path, umsim, trace, out = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3], sys.argv[4]
-    probes = sys.argv[5:]
+    probe_paths = sys.argv[5:]
     if not out.endswith(".toml"):
         fail(f"OUT must end in .toml (got '{out}')")
-    if os.path.exists(out) and any(os.path.samefile(out, p) for p in [profile_path, trace] + probes if os.path.exists(p)):
-        fail(f"output {out} is one of the inputs (refused: it would be overwritten)")
-    hw = statistics.median(t for p in probes for t in probe_times(p))
+    for path in [profile_path, trace] + probe_paths:
+        if not os.path.isfile(path):
+            fail(f"{path}: no such file")
+        if os.path.exists(out) and os.path.samefile(out, path):
+            fail(f"output {out} is the input {path} (refused: it would be overwritten)")
+    probes = [read_probe(p) for p in probe_paths]
     base = open(profile_path).read()
-    values = profile_values(base, profile_path)
-    missing = [k for k in HOST_FAULT_KEYS if k not in values]
+    values = profile_values(base)
+    missing = [k for k in GPU_FAULT_KEYS + CPU_FAULT_KEYS if k not in values]
     if missing:
         fail(f"{profile_path}: no {', '.join(missing)} (a profile with every host-side fault key is needed)")
-    calibrated = {k: duration_ns(values[k], k, profile_path) for k in HOST_FAULT_KEYS}
-
+    calibrated = {k: duration_ns(values[k], k, profile_path) for k in GPU_FAULT_KEYS + CPU_FAULT_KEYS}
     tmp = tempfile.mkdtemp(prefix="umsim-host-")
 
-    def scaled_text(factor):
-        return set_values(base, {k: '"%dns"' % round(ns * factor) for k, ns in calibrated.items()})
+    def scaled_text(factors):
+        return set_values(base, {k: '"%dns"' % round(calibrated[k] * factors[group])
+                                 for group, keys in (("gpu", GPU_FAULT_KEYS), ("cpu", CPU_FAULT_KEYS)) for k in keys})
 
-    def model_ns(factor):
+    def model(factors):
         prof, result = os.path.join(tmp, "p.toml"), os.path.join(tmp, "r.json")
-        open(prof, "w").write(scaled_text(factor))
+        open(prof, "w").write(scaled_text(factors))
         subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", result, "-q"], check=True)
-        return statistics.median(k["counters"]["time_ns"] for k in json.load(open(result))["kernels"])
+        return json.load(open(result))
 
-    # The model's probe time grows with the factor (more cost per block and
-    # page); bisect on a log scale between 1/16 and 16.
-    lo, hi = 1 / 16, 16.0
-    at_lo, at_hi = model_ns(lo), model_ns(hi)
-    if not at_lo <= hw <= at_hi:
-        fail(f"the probe's hardware time {hw / 1e6:.2f} ms is outside what scaling the host costs can give "
-             f"({at_lo / 1e6:.2f}-{at_hi / 1e6:.2f} ms): not this profile's kind of machine, or not the probe")
-    for _ in range(40):
-        mid = (lo * hi) ** 0.5
-        if model_ns(mid) < hw:
-            lo = mid
-        else:
-            hi = mid
-        if hi / lo < 1.0005:
-            break
-    factor = round((lo * hi) ** 0.5, 3)
-    before = model_ns(1.0)
-    text = scaled_text(factor)
-    note = (f"# Host part re-measured (hip_backend/host_rescale.py): the host probe's kernel took "
-            f"{hw / 1e6:.2f} ms (median of {sum(len(probe_times(p)) for p in probes)}), the profile gave "
-            f"{before / 1e6:.2f} ms; its host-side fault costs ({', '.join(HOST_FAULT_KEYS)}) are scaled by "
-            f"{factor}.")
+    # Each group's factor only moves its own part of the probe (the kernels do
+    # not depend on CPU first touches, nor the first touch on GPU faults), and
+    # the modelled time grows with it: bisect each on a log scale in 1/16-16.
+    groups = {"gpu": ("the probe kernels", kernel_times), "cpu": ("the CPU first touch", first_touch_times)}
+    hardware = {g: statistics.median(t for p in probes for t in times(p)) for g, (_, times) in groups.items()}
+    factors = {"gpu": 1.0, "cpu": 1.0}
+    before = {g: statistics.median(times(model(factors))) for g, (_, times) in groups.items()}
+    for group, (what, times) in groups.items():
+        def modelled(f):
+            return statistics.median(times(model(dict(factors, **{group: f}))))
+        lo, hi = 1 / 16, 16.0
+        at_lo, at_hi = modelled(lo), modelled(hi)
+        if not at_lo <= hardware[group] <= at_hi:
+            fail(f"{what} took {hardware[group] / 1e6:.2f} ms on the hardware, outside what scaling the profile's "
+                 f"host costs can give ({at_lo / 1e6:.2f}-{at_hi / 1e6:.2f} ms): not the probe, or another kind "
+                 "of machine than the profile's")
+        while hi / lo > 1.0005:
+            mid = (lo * hi) ** 0.5
+            lo, hi = (mid, hi) if modelled(mid) < hardware[group] else (lo, mid)
+        factors[group] = round((lo * hi) ** 0.5, 3)
+
+    note = ["# Host part re-measured by hip_backend/host_rescale.py from "
+            f"{len(probes)} host probe run(s): the probe kernels took {hardware['gpu'] / 1e6:.2f} ms",
+            f"# (profile: {before['gpu'] / 1e6:.2f} ms), so {', '.join(GPU_FAULT_KEYS)} are scaled",
+            f"# by {factors['gpu']}; the CPU first touch of 1 GiB took {hardware['cpu'] / 1e6:.2f} ms "
+            f"(profile: {before['cpu'] / 1e6:.2f} ms), so",
+            f"# {', '.join(CPU_FAULT_KEYS)} are scaled by {factors['cpu']}."]
     # A profile rescaled before keeps only the latest note (its values are the base).
-    lines = [line for line in text.splitlines() if not line.startswith("# Host part re-measured")]
+    lines, skipping = [], False
+    for line in scaled_text(factors).splitlines():
+        if line.startswith("# Host part re-measured"):
+            skipping = True
+        elif skipping and not line.startswith("#"):
+            skipping = False
+        if not skipping:
+            lines.append(line)
     at = next((i for i, line in enumerate(lines) if line.startswith("[")), len(lines))
-    text = "\n".join(lines[:at] + [note, ""] + lines[at:]) + "\n"
+    text = "\n".join(lines[:at] + note + lines[at:]) + "\n"
     partial = out + ".partial"
     open(partial, "w").write(text)
     os.replace(partial, out)
-    print(json.dumps({"hardware_probe_ms": round(hw / 1e6, 3), "profile_probe_ms": round(before / 1e6, 3),
-                      "factor": factor, "keys": HOST_FAULT_KEYS, "out": out}))
+    print(json.dumps({"hardware_kernel_ms": round(hardware["gpu"] / 1e6, 3),
+                      "profile_kernel_ms": round(before["gpu"] / 1e6, 3), "gpu_fault_factor": factors["gpu"],
+                      "hardware_first_touch_ms": round(hardware["cpu"] / 1e6, 3),
+                      "profile_first_touch_ms": round(before["cpu"] / 1e6, 3), "cpu_fault_factor": factors["cpu"],
+                      "out": out}))
 
 
 if __name__ == "__main__":

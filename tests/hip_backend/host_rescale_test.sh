@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# hip_backend/host_rescale.py: the host probe's two factors on session 18's
+# committed probe runs (docs/validation.md, "The host probe"), the written
+# profile, and its bad inputs.
+set -uo pipefail
+rescale=$1 tune=$2 umsim=$3 trace=$4 profile=$5 other=$6
+probes=$(dirname "$other")/probe
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$tmp/bin"
+cp "$rescale" "$tune" "$tmp/bin/"  # host_rescale.py imports tune_profile.py from its own folder
+run() { python3 "$tmp/bin/host_rescale.py" "$@"; }
+
+run >"$tmp/out" 2>&1 && fail "no arguments: exit 0"
+grep -q "usage: host_rescale.py" "$tmp/out" || fail "no usage line: $(cat "$tmp/out")"
+
+# Session 18: probe kernels 164.15 ms against the profile's 167.15 ms, first
+# touch 593.08 ms against 522.19 ms (medians of three runs each).
+run "$profile" "$umsim" "$trace" "$tmp/p18.toml" "$probes"/host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "session 18's probe runs refused"; }
+grep -qF '"hardware_kernel_ms": 164.15, "profile_kernel_ms": 167.148, "gpu_fault_factor": 0.977' "$tmp/out" ||
+  fail "GPU fault factor: $(cat "$tmp/out")"
+grep -qF '"hardware_first_touch_ms": 593.082, "profile_first_touch_ms": 522.191, "cpu_fault_factor": 1.206' "$tmp/out" ||
+  fail "CPU fault factor: $(cat "$tmp/out")"
+"$umsim" profiles "$tmp/p18.toml" >/dev/null || fail "the written profile does not load"
+grep -q '^va_block_cost = "19540ns"' "$tmp/p18.toml" || fail "faults.va_block_cost not 0.977 x 20 us"
+grep -q '^first_touch_cost = "1585ns"' "$tmp/p18.toml" || fail "cpu.first_touch_cost not 1.206 x 1314 ns"
+grep -q '^page_access_cost = "678ns"' "$tmp/p18.toml" || fail "cpu.page_access_cost (memory speed) changed"
+grep -q '^access_gbps = 5085' "$tmp/p18.toml" || fail "a GPU key changed"
+[[ $(grep -c "^# Host part re-measured" "$tmp/p18.toml") -eq 1 ]] || fail "no note of the rescaling"
+
+# Rescaling the rescaled profile on the same runs moves it only by rounding (whole
+# nanoseconds, three-digit factors) and keeps one note.
+run "$tmp/p18.toml" "$umsim" "$trace" "$tmp/again.toml" "$probes"/host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "rescaling again failed"; }
+grep -qE '"gpu_fault_factor": (0\.99[5-9]|1\.0|1\.00[0-5]),' "$tmp/out" || fail "second rescaling moved the GPU keys: $(cat "$tmp/out")"
+[[ $(grep -c "^# Host part re-measured" "$tmp/again.toml") -eq 1 ]] || fail "notes pile up"
+
+# Bad inputs: each a clear error and a non-zero exit; the named output untouched.
+echo keep >"$tmp/keep.toml"
+run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$other" >"$tmp/out" 2>&1 && fail "another trace's result accepted"
+grep -q "kernels and no single 'main' phase" "$tmp/out" || fail "wrong result not explained: $(cat "$tmp/out")"
+[[ $(cat "$tmp/keep.toml") == keep ]] || fail "the output was touched on error"
+echo '{"kernels": [' >"$tmp/broken.json"
+run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp/broken.json" >"$tmp/out" 2>&1 && fail "broken JSON accepted"
+grep -q "broken.json: not a readable JSON file" "$tmp/out" || fail "broken JSON not named: $(cat "$tmp/out")"
+run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp/none.json" >"$tmp/out" 2>&1 && fail "missing probe accepted"
+grep -q "none.json: no such file" "$tmp/out" || fail "missing probe not named: $(cat "$tmp/out")"
+cp "$profile" "$tmp/same.toml"
+run "$tmp/same.toml" "$umsim" "$trace" "$tmp/same.toml" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
+  fail "output naming the profile accepted"
+grep -q "is the input" "$tmp/out" || fail "refusal not explained: $(cat "$tmp/out")"
+cmp -s "$profile" "$tmp/same.toml" || fail "the input profile was changed"
+run "$profile" "$umsim" "$trace" "$tmp/out.json" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 && fail "OUT not .toml accepted"
+grep -v '^first_touch_cost' "$profile" >"$tmp/partial.toml"
+run "$tmp/partial.toml" "$umsim" "$trace" "$tmp/p.toml" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
+  fail "a profile without cpu.first_touch_cost accepted"
+grep -q "no cpu.first_touch_cost" "$tmp/out" || fail "missing key not named: $(cat "$tmp/out")"
+echo "PASS"
