@@ -155,34 +155,33 @@ class Engine {
 
   // gpu_access.cc: the hot path and the fault buffer
   void gpu_access(const trace::Event& e);
-  // One GPU access of the running kernel: the plain-hit fast path, else the
+  // One GPU access of the running kernel: the single-page fast path, else the
   // full one (a read-modify-write's store waits for its load's faults).
   void kernel_access(const trace::Event& e) {
-    if (try_plain_hit(e)) return;
-    if (recency_hits_) {
-      if (single_page_hit<true>(e)) return;  // else try_callback_hit would not take it either
+    if (plain_hits_ || recency_hits_) {
+      if (settled_single_page_access(e)) return;
     } else if (eviction_access_callbacks_ && try_callback_hit(e)) {
       return;
     }
     if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) read_modify_write(e);
     else gpu_access(e);
   }
-  // The plain-hit case of gpu_access, inlined into the replay loop: one pass
-  // over one page already here with the needed permission. False: not handled.
-  bool try_plain_hit(const trace::Event& e) { return plain_hits_ && single_page_hit(e); }
-  // Replays a single-page, single-pass access to a page already here with the
-  // permission it needs and returns true; false, having changed nothing, for
-  // any other access. kTouchRecency: the hit also moves its chunk in the
-  // eviction policy's recency list (recency_hits_).
-  template <bool kTouchRecency = false>
-  bool single_page_hit(const trace::Event& e) {
-    if (!kernel_.open || e.count != 1 || e.length == 0 || e.length > kPageSize) return false;
-    const AllocSlot slot = e.name < slot_of_name_.size() ? slot_of_name_[e.name] : kNoSlot;
-    if (slot == kNoSlot) return false;
+  // A single-page, single-pass access of the open kernel within its
+  // allocation: that allocation (its slot and the page in `slot`, `page`);
+  // null for any other access.
+  [[gnu::always_inline]] Allocation* single_page_of(const trace::Event& e, AllocSlot& slot, std::uint64_t& page) {
+    if (!kernel_.open || e.count != 1 || e.length == 0 || e.length > kPageSize) return nullptr;
+    slot = e.name < slot_of_name_.size() ? slot_of_name_[e.name] : kNoSlot;
+    if (slot == kNoSlot) return nullptr;
     Allocation& a = allocs_[slot];
-    const std::uint64_t page = e.offset / kPageSize;
+    page = e.offset / kPageSize;
     if (e.offset > a.size || e.length > a.size - e.offset || page != (e.offset + e.length - 1) / kPageSize)
-      return false;
+      return nullptr;
+    return &a;
+  }
+  // Replays the access (single_page_of's) when the page is already here with
+  // the permission it needs and returns true; false, having changed nothing, otherwise.
+  [[gnu::always_inline]] bool hit_here(Allocation& a, std::uint64_t page, const trace::Event& e) {
     PageState& st = a.pages[page];
     const bool write = e.op != static_cast<std::uint8_t>(trace::AccessType::kRead);
     if (!(st.copies & kernel_bit_) || (write && st.copies != kernel_bit_)) return false;
@@ -190,19 +189,38 @@ class Engine {
     ++st.accesses;
     st.flags |= write ? kDirty : 0;
     kernel_.touched_units += single_page_units(e);
-    if constexpr (kTouchRecency) touch_recency(a, page);
     return true;
   }
+  // With no migration in flight and no hit callbacks other than a recency
+  // move (plain_hits_ or recency_hits_), in line: a single-page hit (moving
+  // its chunk in the recency list), or a single-page miss handed straight to
+  // the fault path (what gpu_access would find after checking it all again).
+  // False, having changed nothing, for any other access.
+  [[gnu::always_inline]] bool settled_single_page_access(const trace::Event& e) {
+    AllocSlot slot;
+    std::uint64_t page;
+    Allocation* a = single_page_of(e, slot, page);
+    if (!a) return false;
+    if (hit_here(*a, page, e)) {
+      if (recency_hits_) touch_recency(*a, page);
+      return true;
+    }
+    if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) return false;
+    single_page_fault(e, *a, slot, page);
+    return true;
+  }
+  // gpu_access for a single-page access (single_page_of) that is not a hit.
+  void single_page_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page);
   // A hit's whole eviction-policy work when the policy gave its recency lists
   // (EvictionPolicy::recency_order): its chunk, if listed, becomes the most recent.
-  void touch_recency(const Allocation& a, std::uint64_t page) {
+  [[gnu::always_inline]] void touch_recency(const Allocation& a, std::uint64_t page) {
     if (!a.managed()) return;
     const auto gpu = static_cast<std::size_t>(kernel_.gpu);
     const std::uint32_t s = a.chunk_slot[gpu][page >> chunk_shift_];
     SlotList& order = *recency_[gpu];
     if (s != kNoSlot && order.contains(s)) order.move_to_back(s);
   }
-  // The same for a hit whose only extra is the eviction policy's access
+  // A single-page hit whose only extra is the eviction policy's access
   // callback (no migration in flight): out of line, so the plain case stays small.
   bool try_callback_hit(const trace::Event& e);
   // Asks the cache for the page record (and its chunk slot) that a GPU access

@@ -11,46 +11,37 @@ using trace::AccessType;
 using trace::Event;
 
 void Engine::gpu_access(const Event& e) {
-  // Fast path: one pass over one page that is resident here (the common case
-  // of page-granular traces): no loops, no lambdas.
-  const AllocSlot slot = e.name < slot_of_name_.size() ? slot_of_name_[e.name] : kNoSlot;
-  if (slot != kNoSlot && kernel_.open && e.count == 1 && e.length != 0 && e.length <= kPageSize) [[likely]] {
-    Allocation& a = allocs_[slot];
-    const std::uint64_t page = e.offset / kPageSize;
-    if (e.offset <= a.size && e.length <= a.size - e.offset && page == (e.offset + e.length - 1) / kPageSize) [[likely]] {
-      PageState& st = a.pages[page];
-      const ProcessorMask cp = st.copies;
-      const bool write = e.access() != AccessType::kRead;
-      ++access_seq_;  // the kernel's access count is derived from it at kernel end
-      kernel_.touched_units += single_page_units(e);
-      if ((cp & kernel_bit_) && (!write || cp == kernel_bit_) && plain_hits_) [[likely]] {
-        ++st.accesses;
-        st.flags |= write ? kDirty : 0;
-        return;
-      }
-      if ((cp & kernel_bit_) && (!write || cp == kernel_bit_)) {
-        ++st.accesses;
-        st.flags |= write ? kDirty : 0;
-        const Nanos ready = a.blocks[page / kPagesPerBlock].ready_at;
-        if (ready > kernel_.now) kernel_.now = ready;
-        if (eviction_access_callbacks_) chunk_accessed(slot, a, page, e.access());
-        update_plain_hits();
-        return;
-      }
-      access_event_ = &e;
-      gpu_access_slow(a, slot, page, e.access());
-      update_plain_hits();
-      return;
-    }
-  }
-  gpu_access_general(e);
+  // Fast path: one pass over one page (the common case of page-granular
+  // traces): no loops, no lambdas.
+  AllocSlot slot;
+  std::uint64_t page;
+  Allocation* a = single_page_of(e, slot, page);
+  if (!a) [[unlikely]]
+    return gpu_access_general(e);
+  if (!hit_here(*a, page, e)) return single_page_fault(e, *a, slot, page);
+  if (plain_hits_) [[likely]]
+    return;
+  const Nanos ready = a->blocks[page / kPagesPerBlock].ready_at;
+  if (ready > kernel_.now) kernel_.now = ready;
+  if (eviction_access_callbacks_) chunk_accessed(slot, *a, page, e.access());
+  update_plain_hits();
+}
+
+void Engine::single_page_fault(const Event& e, Allocation& a, AllocSlot slot, std::uint64_t page) {
+  ++access_seq_;  // as gpu_access's single-page path does for an access that is not a hit
+  kernel_.touched_units += single_page_units(e);
+  access_event_ = &e;
+  gpu_access_slow(a, slot, page, e.access());
+  update_plain_hits();
 }
 
 bool Engine::try_callback_hit(const Event& e) {
   if (latest_ready_ > kernel_.now) return false;  // in-flight data: the full path waits for it
-  if (!single_page_hit(e)) return false;
-  const AllocSlot slot = slot_of_name_[e.name];  // single_page_hit found it allocated
-  chunk_accessed(slot, allocs_[slot], e.offset / kPageSize, e.access());
+  AllocSlot slot;
+  std::uint64_t page;
+  Allocation* a = single_page_of(e, slot, page);
+  if (!a || !hit_here(*a, page, e)) return false;
+  chunk_accessed(slot, *a, page, e.access());
   return true;
 }
 

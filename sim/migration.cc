@@ -175,7 +175,10 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
     busy += run_time(run_ns_d2h_, run);
     run = 0;
   };
-  for_each_page_in(resident, static_cast<std::uint32_t>(c.first_page - base), pages_per_chunk_, [&](std::uint32_t i) {
+  // The visit stops at the chunk's last resident page (c.resident of them): a
+  // 2 MiB chunk evicted with a few pages need not scan its whole mask.
+  std::uint32_t left = c.resident;
+  if (left) for_each_page_in(resident, static_cast<std::uint32_t>(c.first_page - base), pages_per_chunk_, [&](std::uint32_t i) {
     resident.reset(i);
     const std::uint64_t p = base + i;
     PageState& st = a.pages[p];
@@ -185,6 +188,7 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
     st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
     st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
     st.flags &= static_cast<std::uint8_t>(~kPinned);
+    return --left != 0;
   });
   if (run) end_run();
   if (c.resident) {

@@ -34,7 +34,8 @@ void for_each_page(const PageMask& mask, Fn&& fn) {
 }
 
 // for_each_page restricted to pages [first, first + count) (a chunk's window of
-// its VA block): only the words of the window are read.
+// its VA block): only the words of the window are read. A fn returning bool
+// stops the visit by returning false.
 template <typename Fn>
 void for_each_page_in(const PageMask& mask, std::uint32_t first, std::uint32_t count, Fn&& fn) {
   static_assert(sizeof(PageMask) == kPagesPerBlock / 8, "unexpected std::bitset layout");
@@ -44,7 +45,14 @@ void for_each_page_in(const PageMask& mask, std::uint32_t first, std::uint32_t c
     std::memcpy(&x, reinterpret_cast<const char*>(&mask) + w * sizeof(x), sizeof(x));
     if (w * 64 < first) x &= ~std::uint64_t{0} << (first - w * 64);
     if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
-    for (; x != 0; x &= x - 1) fn(w * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
+    for (; x != 0; x &= x - 1) {
+      const std::uint32_t page = w * 64 + static_cast<std::uint32_t>(std::countr_zero(x));
+      if constexpr (std::is_same_v<std::invoke_result_t<Fn&, std::uint32_t>, bool>) {
+        if (!fn(page)) return;
+      } else {
+        fn(page);
+      }
+    }
   }
 }
 
