@@ -68,7 +68,10 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block) {
 void Engine::service_fault_batch() {
   if (fault_entries_ == 0) return;
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
-  const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free);
+  // An idle servicer is woken by the fault interrupt for the kernel's first
+  // batch (faults.wakeup_cost); a busy one takes the batch when it is free.
+  const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
+  const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0);
   if (fault_buffer_.size() == 1) {  // one page (a batch of one, or duplicates of one page): nothing to group
     kernel_.now = batch_start + profile_.fault_batch_ns;
     ++kernel_counters_.fault_batches;

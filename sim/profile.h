@@ -66,6 +66,13 @@ struct HardwareProfile {
   std::uint32_t fault_batch_size = 256;   // entries fetched per batch
   std::uint32_t fault_concurrency = 256;  // accesses a kernel keeps in flight (faults per batch at most)
   Nanos fault_batch_ns = 0;               // per batch: fetch, sort, replay
+  // A kernel's first batch on a GPU whose fault servicer is idle: the fault
+  // interrupt has to wake the driver's servicing thread. Later batches of the
+  // kernel find it still at work (the kernel's other warps keep the fault
+  // buffer filled), so bulk faulting pays it once per kernel, an isolated
+  // fault every time. 0: none (the pooled calibration of the H200 profile
+  // finds 0; the host probe measures it per machine).
+  Nanos fault_wakeup_ns = 0;
   Nanos fault_va_block_ns = 0;            // per VA block serviced in a batch
   Nanos fault_page_ns = 0;                // per page serviced (populate, map)
   // Per page a fault service moves to the requester from another copy

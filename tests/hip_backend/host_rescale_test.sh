@@ -36,10 +36,39 @@ run "$tmp/p18.toml" "$umsim" "$trace" "$tmp/again.toml" "$probes"/host_fault_spe
 grep -qE '"gpu_fault_factor": (0\.99[5-9]|1\.0|1\.00[0-5]),' "$tmp/out" || fail "second rescaling moved the GPU keys: $(cat "$tmp/out")"
 [[ $(grep -c "^# Host part re-measured" "$tmp/again.toml") -eq 1 ]] || fail "notes pile up"
 
+# A probe with isolated faults (the probe trace since session 22): the
+# wake-up cost is set to what they take beyond the scaled service, fitted in
+# turn with the bulk factor. Session 18's runs with 16 isolated kernels of 60 us
+# added (the profile gives 35.9 us and has no wake-up).
+for r in "$probes"/host_fault_speed.r*.json; do
+  python3 - "$r" "$tmp/iso_$(basename "$r")" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["kernels"] += [{"name": "isolated", "counters": {"time_ns": 60000}} for _ in range(16)]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+done
+run "$profile" "$umsim" "$trace" "$tmp/iso.toml" "$tmp"/iso_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "probe runs with isolated faults refused"; }
+python3 - "$tmp/out" "$tmp/iso.toml" <<'PY' || fail "isolated-fault wake-up: $(cat "$tmp/out")"
+import json, re, sys
+r = json.loads(open(sys.argv[1]).read())
+text = open(sys.argv[2]).read()
+wakeup = int(re.search(r'^wakeup_cost = "(\d+)ns"', text, re.M).group(1))
+block = int(re.search(r'^va_block_cost = "(\d+)ns"', text, re.M).group(1))
+assert r["hardware_isolated_ms"] == 0.06 and 23000 <= r["wakeup_ns"] <= 26000, r
+assert wakeup == r["wakeup_ns"] and block == round(20000 * r["gpu_fault_factor"]), (wakeup, block)
+assert 0.97 <= r["gpu_fault_factor"] <= 0.977, r  # the bulk kernels pay the wake-up once too
+PY
+grep -q "# the isolated faults took 0.060 ms" "$tmp/iso.toml" || fail "no note of the isolated faults"
+echo '{"kernels": [{"name": "isolated", "counters": {"time_ns": 1}}], "phases": []}' >"$tmp/few.json"
+run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp/few.json" >"$tmp/out" 2>&1 && fail "a partial probe accepted"
+grep -q "0 'touch' and 1 'isolated' kernels" "$tmp/out" || fail "partial probe not explained: $(cat "$tmp/out")"
+
 # Bad inputs: each a clear error and a non-zero exit; the named output untouched.
 echo keep >"$tmp/keep.toml"
 run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$other" >"$tmp/out" 2>&1 && fail "another trace's result accepted"
-grep -q "kernels and no single 'main' phase" "$tmp/out" || fail "wrong result not explained: $(cat "$tmp/out")"
+grep -q "0 'touch' and 0 'isolated' kernels, 1 'main' phases" "$tmp/out" || fail "wrong result not explained: $(cat "$tmp/out")"
 [[ $(cat "$tmp/keep.toml") == keep ]] || fail "the output was touched on error"
 echo '{"kernels": [' >"$tmp/broken.json"
 run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp/broken.json" >"$tmp/out" 2>&1 && fail "broken JSON accepted"

@@ -313,6 +313,17 @@ TEST(Profile, RevokeDuplicatePageCostRefusesBadValues) {
                            "integer of ns");
 }
 
+// faults.wakeup_cost (the fault interrupt waking an idle servicer): optional,
+// 0 when absent, a duration like the other costs.
+TEST(Profile, WakeupCostIsAnOptionalDuration) {
+  EXPECT_EQ(parse_profile(good_profile(), "p.toml").fault_wakeup_ns, 0u);
+  const std::string with = replace(good_profile(), "page_cost = \"200ns\"\n", "page_cost = \"200ns\"\nwakeup_cost = \"12us\"\n");
+  EXPECT_EQ(parse_profile(with, "p.toml").fault_wakeup_ns, 12000u);
+  EXPECT_EQ(error_of(replace(with, "\"12us\"", "-3")), "p.toml:30: 'faults.wakeup_cost' must not be negative");
+  EXPECT_EQ(error_of(replace(with, "\"12us\"", "\"12 us\"")),
+            "p.toml:30: 'faults.wakeup_cost': unknown unit ' us' in '12 us' (expected ns, us, ms or s)");
+}
+
 TEST(Profile, MissingKeysAndSyntaxErrors) {
   EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"\n", "")),
             "p.toml:24: missing key 'faults.page_cost'");

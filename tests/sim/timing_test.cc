@@ -61,6 +61,37 @@ TEST(Timing, DuplicateFaultsCoalesceInOneBatch) {
   EXPECT_EQ(k.time_ns, 10000u + 2000 + 100 * 100 + 1000 + 102400);
 }
 
+// faults.wakeup_cost: a kernel's first batch wakes the idle servicer, its later
+// batches find it at work. At concurrency 1, k1's two pages are two batches:
+// 5000 + 2 x (10000 + 2000 + 100 + copy 2024) = 33248. k2 starts after k1, on an
+// idle servicer again: 5000 + 14124 = 19124.
+TEST(Timing, WakeupIsPaidByAKernelsFirstBatchOnAnIdleServicer) {
+  auto p = round_profile();
+  p.fault_concurrency = 1;
+  p.fault_wakeup_ns = 5000;
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .alloc("B", 4_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .kernel("k1", 0, 0)
+                     .read("A")
+                     .end()
+                     .kernel("k2", 0, 0)
+                     .read("B")
+                     .end()
+                     .build();
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].counters.fault_batches, 2u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 33248u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 19124u);
+  p.fault_wakeup_ns = 0;
+  const Result without = replay(t, options_for(p));
+  EXPECT_EQ(without.kernels[0].counters.time_ns, 28248u);
+  EXPECT_EQ(without.kernels[1].counters.time_ns, 14124u);
+}
+
 // Fault concurrency caps a batch: 1000 faults at concurrency 64 -> 16 batches.
 TEST(Timing, ConcurrencyBoundsBatchSize) {
   auto p = round_profile();
