@@ -4,7 +4,7 @@
 A profile's demand-fault and CPU-fault costs are set by the host (its CPU and
 kernel servicing the driver's and its own page faults), and the lent H200
 machines differ in them by up to ~60% between calls while the GPU-side keys
-stay within a few percent (docs/validation.md, "Sessions 18-21: the host probe"). The host
+stay within a few percent (docs/validation.md, "Sessions 18-22: the host probe"). The host
 probe (traces/probe/host_fault_speed.umt) takes about two seconds on the GPU:
 a CPU first touch of 1 GiB, then the calibration's 1 GiB sequential
 demand-fault kernel, three times. This script finds two factors: the one by
