@@ -61,9 +61,12 @@ def fail(message):
 
 
 def duration_ns(text, key, path):
+    """A profile duration: a string with a unit ("20us") or an integer of ns."""
+    if re.fullmatch(r"[0-9]+", text):
+        return float(text)
     m = re.fullmatch(r'"\s*([0-9]+(?:\.[0-9]+)?)\s*(ns|us|ms|s)\s*"', text)
     if not m:
-        fail(f'{path}: {key} = {text}: expected a duration in quotes such as "20us"')
+        fail(f'{path}: {key} = {text}: expected a duration such as "20us" or an integer of ns')
     return float(m.group(1)) * UNITS_NS[m.group(2)]
 
 
@@ -101,18 +104,16 @@ def read_probe(path):
     if not isinstance(data, dict) or not isinstance(data.get("kernels"), list) or not isinstance(data.get("phases"), list):
         fail(f"{path}: not a replay result (no kernels and phases)")
     try:
-        shape = (len(kernel_times(data)), len(isolated_times(data)), len(first_touch_times(data)))
+        times = (kernel_times(data), isolated_times(data), first_touch_times(data))
     except (KeyError, TypeError, ValueError):
         fail(f"{path}: a kernel or phase without counters.time_ns")
+    shape = tuple(len(t) for t in times)
     if shape not in ((BULK_KERNELS, 0, 1), (BULK_KERNELS, ISOLATED_KERNELS, 1)):
         fail(f"{path}: {shape[0]} '{BULK_KERNEL}' and {shape[1]} '{ISOLATED_KERNEL}' kernels, {shape[2]} "
              f"'{FIRST_TOUCH_PHASE}' phases; the probe trace has {BULK_KERNELS} and {ISOLATED_KERNELS} "
              f"(or 0: an earlier probe) kernels and one such phase (a replay of another trace?)")
-    try:
-        if min(kernel_times(data) + isolated_times(data) + first_touch_times(data)) <= 0:
-            fail(f"{path}: a kernel or the first-touch phase has no time (an incomplete replay)")
-    except (KeyError, TypeError, ValueError):
-        fail(f"{path}: a kernel or phase without counters.time_ns")
+    if min(t for group in times for t in group) <= 0:
+        fail(f"{path}: a kernel or the first-touch phase has no time (an incomplete replay)")
     return data
 
 
@@ -168,7 +169,8 @@ def main():
     factors = {g: (0.0 if g == "wakeup" else 1.0) for g in groups}
     if with_isolated and values.get(WAKEUP_KEY):
         factors["wakeup"] = duration_ns(values[WAKEUP_KEY], WAKEUP_KEY, profile_path)
-    before = {g: statistics.median(times(model(factors))) for g, (_, _, times) in groups.items()}
+    as_calibrated = model(factors)
+    before = {g: statistics.median(times(as_calibrated)) for g, (_, _, times) in groups.items()}
     for _ in range(4 if with_isolated else 1):
         previous = dict(factors)
         for group, (_, what, times) in groups.items():

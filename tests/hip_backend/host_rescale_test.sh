@@ -81,6 +81,16 @@ run "$tmp/same.toml" "$umsim" "$trace" "$tmp/same.toml" "$probes"/host_fault_spe
 grep -q "is the input" "$tmp/out" || fail "refusal not explained: $(cat "$tmp/out")"
 cmp -s "$profile" "$tmp/same.toml" || fail "the input profile was changed"
 run "$profile" "$umsim" "$trace" "$tmp/out.json" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 && fail "OUT not .toml accepted"
+# A duration given as an integer of ns (the profile format's other form) reads as one.
+sed 's/^va_block_cost = "20us"/va_block_cost = 20000/' "$profile" >"$tmp/int.toml"
+run "$tmp/int.toml" "$umsim" "$trace" "$tmp/int_out.toml" "$probes"/host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "an integer-ns duration refused"; }
+grep -q '^va_block_cost = "19540ns"' "$tmp/int_out.toml" || fail "integer-ns va_block_cost not scaled as 20 us"
+sed 's/^va_block_cost = "20us"/va_block_cost = "fast"/' "$profile" >"$tmp/bad.toml"
+run "$tmp/bad.toml" "$umsim" "$trace" "$tmp/p.toml" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
+  fail "a duration without a number accepted"
+grep -q 'faults.va_block_cost = "fast": expected a duration such as "20us" or an integer of ns' "$tmp/out" ||
+  fail "bad duration not explained: $(cat "$tmp/out")"
 grep -v '^first_touch_cost' "$profile" >"$tmp/partial.toml"
 run "$tmp/partial.toml" "$umsim" "$trace" "$tmp/p.toml" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
   fail "a profile without cpu.first_touch_cost accepted"
