@@ -61,6 +61,22 @@ assert wakeup == r["wakeup_ns"] and block == round(20000 * r["gpu_fault_factor"]
 assert 0.97 <= r["gpu_fault_factor"] <= 0.977, r  # the bulk kernels pay the wake-up once too
 PY
 grep -q "# the isolated faults took 0.060 ms" "$tmp/iso.toml" || fail "no note of the isolated faults"
+# Isolated faults quicker than the rescaled service alone (session 23's probe
+# against a profile with slow fault costs): the wake-up is 0, said in the note,
+# not a refusal. The same runs with 20 us isolated kernels (the profile: 35.9 us).
+for r in "$probes"/host_fault_speed.r*.json; do
+  python3 - "$r" "$tmp/quick_$(basename "$r")" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["kernels"] += [{"name": "isolated", "counters": {"time_ns": 20000}} for _ in range(16)]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+done
+run "$profile" "$umsim" "$trace" "$tmp/quick.toml" "$tmp"/quick_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "isolated faults quicker than the service refused"; }
+grep -q '"wakeup_ns": 0.0' "$tmp/out" || fail "quick isolated faults: wake-up not 0: $(cat "$tmp/out")"
+grep -q '^wakeup_cost = "0ns"' "$tmp/quick.toml" || fail "quick isolated faults: profile wake-up not 0"
+grep -q "wakeup_cost = 0 ns (the rescaled service alone takes longer)" "$tmp/quick.toml" || fail "quick isolated faults: no note"
 echo '{"kernels": [{"name": "isolated", "counters": {"time_ns": 1}}], "phases": []}' >"$tmp/few.json"
 run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp/few.json" >"$tmp/out" 2>&1 && fail "a partial probe accepted"
 grep -q "0 'touch' and 1 'isolated' kernels" "$tmp/out" || fail "partial probe not explained: $(cat "$tmp/out")"

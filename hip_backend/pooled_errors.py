@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The model against several GPU-machine calls at once, scope by scope: which
+misses repeat on every machine (the model's) and which come and go with the
+host (docs/validation.md, "Sessions 18-23").
+
+Each argument is a directory `hip_backend/validate.sh` wrote (its compare/
+holds one `umsim compare --json` per trace), one per call, all with the same
+traces. Scopes are the error table's time scopes (error_table.py: kernels and
+phases of at least 50 us on either side). A scope counts where at least half
+the calls have it (short kernels fall under the 50 us floor on fast hosts).
+Its pooled error is the median of its signed errors over those calls; it
+"repeats" when every call's error is beyond 10% on the same side.
+
+usage: pooled_errors.py RESULTS_DIR RESULTS_DIR... > TABLE.md
+"""
+import collections
+import glob
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import error_table  # noqa: E402  (same directory; the time scopes are its definition)
+
+WITHIN = 0.10
+SHOWN = 15  # repeating misses listed
+
+
+def fail(message):
+    sys.exit(f"pooled_errors.py: {message}")
+
+
+def time_errors(directory):
+    """{(trace, scope): signed relative error} of one call's validation."""
+    paths = sorted(glob.glob(os.path.join(directory, "compare", "*.compare.json")))
+    if not paths:
+        fail(f"{directory}: no compare/*.compare.json (not a hip_backend/validate.sh output directory)")
+    try:
+        rows = error_table.select(paths)["time"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{directory}: unreadable compare output ({type(e).__name__}: {e})")
+    return {(trace, scope): err for trace, scope, _sim, _hw, err in rows if err is not None}
+
+
+def pooled(calls):
+    by_scope = collections.defaultdict(list)
+    for errors in calls:
+        for key, err in errors.items():
+            by_scope[key].append(err)
+    need = (len(calls) + 1) // 2
+    return {key: errs for key, errs in by_scope.items() if len(errs) >= need}
+
+
+def repeats(errs):
+    return all(e > WITHIN for e in errs) or all(e < -WITHIN for e in errs)
+
+
+def main(dirs):
+    if len(dirs) < 2:
+        fail("usage: pooled_errors.py RESULTS_DIR RESULTS_DIR... (at least two calls' validation outputs)")
+    scopes = pooled([time_errors(d) for d in dirs])
+    if not scopes:
+        fail("no time scope is common to at least half of the calls")
+    med = {key: statistics.median(errs) for key, errs in scopes.items()}
+    rep = {key for key, errs in scopes.items() if repeats(errs)}
+    abs_med = [abs(m) for m in med.values()]
+    within = sum(1 for m in abs_med if m <= WITHIN)
+    print(f"Pooled over {len(dirs)} calls: {len(scopes)} time scopes in at least half of them.\n")
+    print("| scopes | median abs pooled error | pooled within 10% | misses on every call, same side (model slower / faster) |")
+    print("|---|---|---|---|")
+    slower = sum(1 for k in rep if med[k] > 0)
+    print(f"| {len(scopes)} | {statistics.median(abs_med) * 100:.1f}% | {within}/{len(scopes)} | "
+          f"{len(rep)} ({slower} / {len(rep) - slower}) |")
+    print("\n| trace | scopes | median pooled error | repeating misses |")
+    print("|---|---|---|---|")
+    traces = collections.defaultdict(list)
+    for key in scopes:
+        traces[key[0]].append(key)
+    for trace, keys in sorted(traces.items()):
+        print(f"| {trace} | {len(keys)} | {statistics.median(med[k] for k in keys) * 100:+.1f}% | "
+              f"{sum(1 for k in keys if k in rep)} |")
+    print(f"\nLargest repeating misses (pooled error; range over the calls):\n")
+    print("| trace | scope | pooled error | range |")
+    print("|---|---|---|---|")
+    for key in sorted(rep, key=lambda k: (-abs(med[k]), k))[:SHOWN]:
+        errs = scopes[key]
+        print(f"| {key[0]} | {key[1]} | {med[key] * 100:+.1f}% | {min(errs) * 100:+.1f}% .. {max(errs) * 100:+.1f}% |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
