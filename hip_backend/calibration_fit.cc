@@ -272,6 +272,30 @@ std::optional<TouchFit> fit_touches(const nlohmann::json& raw, const std::string
 
 std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std::map<std::string, std::string> out);
 
+// A kernel starting on an idle GPU: each resident run's first kernel after its
+// prefetch (the GPU idle for milliseconds) against the median of the same
+// kernel later in the run, back to back. The resident reads and the sub-page
+// runs' whole-page reads of resident memory give one excess each; the median.
+// Nothing when the session has neither.
+std::optional<double> idle_start_excess(const nlohmann::json& raw) {
+  std::vector<double> excess;
+  auto add = [&](const std::vector<double>& times) {
+    if (times.size() < 2) return;
+    excess.push_back(times.front() - median(std::vector<double>(times.begin() + 1, times.end())));
+  };
+  std::vector<double> reads, pages;
+  if (raw.contains("resident"))
+    for (const auto& r : raw.at("resident"))
+      if (r.at("access") == "read") reads.push_back(r.at("time_ns").get<double>());
+  if (raw.contains("subpage"))
+    for (const auto& r : raw.at("subpage"))
+      if (r.at("memory") == "resident" && r.at("shape") == "page") pages.push_back(r.at("time_ns").get<double>());
+  add(reads);
+  add(pages);
+  if (excess.empty()) return std::nullopt;
+  return std::max(0.0, median(excess));
+}
+
 }  // namespace
 
 std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
@@ -397,6 +421,7 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
     out["gpu.access_cost"] = toml_duration(res->cost_ns);
     out["gpu.access_gbps"] = fmt::format("{}", std::lround(res->gbps));
   }
+  if (const auto idle = idle_start_excess(raw)) out["gpu.idle_start_cost"] = toml_duration(*idle);
   if (const auto rem = fit_touches(raw, "pinned")) {
     out["remote.access_unit"] = fmt::format("\"{}B\"", rem->unit);
     out["remote.access_cost"] = toml_duration(rem->cost_ns);

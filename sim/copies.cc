@@ -174,6 +174,7 @@ void Engine::memset_by_fill_kernel(const Event& e, int gpu) {
   gpu_access(fill);
   service_fault_batch();
   const Nanos end = kernel_end_time();
+  kernel_finished(end);
   kernel_.open = false;
   access_seq_ = trace_accesses;
   update_plain_hits();

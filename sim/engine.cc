@@ -441,6 +441,11 @@ void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stre
   stream_gpu_[stream] = static_cast<std::int16_t>(gpu);
   kernel_.now = kernel_.start;
   kernel_.compute = compute;
+  GpuState& g = gpus_[static_cast<std::size_t>(gpu)];
+  const bool idle =
+      g.kernels_running == 0 && (!g.ran_kernel || kernel_.start >= g.kernels_done + profile_.gpu_idle_after_ns);
+  kernel_.idle_start = idle ? profile_.gpu_idle_start_ns : 0;
+  ++g.kernels_running;
   kernel_.remote_host_bytes = 0;
   kernel_.remote_peer_bytes = 0;
   kernel_.touched_units = 0;
@@ -481,8 +486,15 @@ Nanos Engine::kernel_end_time() {
     end -= static_cast<Nanos>(profile_.gpu_fault_compute_overlap *
                               static_cast<double>(std::min(stall, access_ns + kernel_.compute)));
   }
-  end += profile_.gpu_launch_ns;
+  end += profile_.gpu_launch_ns + kernel_.idle_start;
   return end;
+}
+
+void Engine::kernel_finished(Nanos end) {
+  GpuState& g = gpus_[static_cast<std::size_t>(kernel_.gpu)];
+  --g.kernels_running;
+  g.ran_kernel = true;
+  g.kernels_done = std::max(g.kernels_done, end);
 }
 
 void Engine::on_kernel_end() {
@@ -491,6 +503,7 @@ void Engine::on_kernel_end() {
   Counters& c = kernel_counters_;
   c.accesses = access_seq_ - kernel_first_seq_;
   const Nanos end = kernel_end_time();
+  kernel_finished(end);
   c.stall_ns = kernel_.now - kernel_.start;
   c.time_ns = end - kernel_.start;
   stream_ready(kernel_.stream) = end;

@@ -105,6 +105,11 @@ class Engine {
     GpuMemory memory;
     CopyEngines h2d, d2h, peer_in;  // copies into / out of this GPU
     Nanos fault_engine_free = 0;    // the GPU's fault servicing is serial
+    // Kernels (the trace's and fill kernels) running on the GPU, and when the
+    // last one ended: a kernel that finds it idle pays gpu.idle_start_cost.
+    std::uint32_t kernels_running = 0;
+    bool ran_kernel = false;
+    Nanos kernels_done = 0;
   };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
@@ -137,6 +142,7 @@ class Engine {
   void begin_kernel(const std::string& name, int gpu, trace::StreamId stream, Nanos compute);
   // The open kernel's end time once its faults are serviced (advances kernel_.now by its remote traffic).
   Nanos kernel_end_time();
+  void kernel_finished(Nanos end);  // the open kernel's GPU is free of it at `end`
   void on_sync(const trace::Event& e);
   void on_event_record(const trace::Event& e);
   void on_event_wait(const trace::Event& e);

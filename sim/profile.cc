@@ -228,7 +228,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("gpu"), "gpu", source);
     t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_unit", "access_cost", "launch_cost",
-            "fault_compute_overlap"});
+            "idle_start_cost", "idle_start_after", "fault_compute_overlap"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
@@ -238,6 +238,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("access_unit")) p.gpu_access_unit = access_unit(t, "access_unit");
     if (t.has("access_cost")) p.gpu_access_ns = t.duration("access_cost");
     if (t.has("launch_cost")) p.gpu_launch_ns = t.duration("launch_cost");
+    if (t.has("idle_start_cost")) p.gpu_idle_start_ns = t.duration("idle_start_cost");
+    if (t.has("idle_start_after")) p.gpu_idle_after_ns = t.duration("idle_start_after");
     if (t.has("fault_compute_overlap")) {
       const toml::node& n = t.required("fault_compute_overlap");
       double v = -1;
@@ -379,6 +381,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
               {"access_unit_bytes", p.gpu_access_unit},
               {"access_cost_ns", p.gpu_access_ns},
               {"launch_cost_ns", p.gpu_launch_ns},
+              {"idle_start_cost_ns", p.gpu_idle_start_ns},
+              {"idle_start_after_ns", p.gpu_idle_after_ns},
               {"fault_compute_overlap", p.gpu_fault_compute_overlap}};
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   j["link"] = {{"host_to_gpu", link_json(p.h2d)}, {"gpu_to_host", link_json(p.d2h)}, {"gpu_to_gpu", link_json(p.peer)}};

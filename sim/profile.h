@@ -46,6 +46,11 @@ struct HardwareProfile {
   Bytes gpu_access_unit = kPageSizeBytes;
   Nanos gpu_access_ns = 0;         // per local page touch (issue and latency not hidden by bandwidth)
   Nanos gpu_launch_ns = 0;         // per kernel: launch to first instruction, as hipEvents see it
+  // [gpu] idle_start_cost: what a kernel starting on an idle GPU (no kernel
+  // running on it, none ended within idle_start_after) takes beyond the same
+  // kernel on a busy one (clocks and caches cold); 0 (the default): none.
+  Nanos gpu_idle_start_ns = 0;
+  Nanos gpu_idle_after_ns = 1'000'000;  // [gpu] idle_start_after
   // [gpu] fault_compute_overlap: fraction (0..1) of a kernel's work (local
   // accesses + compute) that proceeds while its faults are serviced (warps
   // that did not fault keep running); the kernel ends that much earlier, at

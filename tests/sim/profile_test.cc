@@ -324,6 +324,20 @@ TEST(Profile, WakeupCostIsAnOptionalDuration) {
             "p.toml:30: 'faults.wakeup_cost': unknown unit ' us' in '12 us' (expected ns, us, ms or s)");
 }
 
+TEST(Profile, IdleStartCostIsAnOptionalDurationAfterAnOptionalIdleTime) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(plain.gpu_idle_start_ns, 0u);
+  EXPECT_EQ(plain.gpu_idle_after_ns, 1000000u);
+  const std::string with = replace(good_profile(), "peer_access = true\n",
+                                   "peer_access = true\nidle_start_cost = \"25us\"\nidle_start_after = \"2ms\"\n");
+  const HardwareProfile p = parse_profile(with, "p.toml");
+  EXPECT_EQ(p.gpu_idle_start_ns, 25000u);
+  EXPECT_EQ(p.gpu_idle_after_ns, 2000000u);
+  EXPECT_EQ(error_of(replace(with, "\"25us\"", "-3")), "p.toml:7: 'gpu.idle_start_cost' must not be negative");
+  EXPECT_EQ(error_of(replace(with, "\"2ms\"", "\"2 parsecs\"")),
+            "p.toml:8: 'gpu.idle_start_after': unknown unit ' parsecs' in '2 parsecs' (expected ns, us, ms or s)");
+}
+
 TEST(Profile, MissingKeysAndSyntaxErrors) {
   EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"\n", "")),
             "p.toml:24: missing key 'faults.page_cost'");

@@ -92,6 +92,46 @@ TEST(Timing, WakeupIsPaidByAKernelsFirstBatchOnAnIdleServicer) {
   EXPECT_EQ(without.kernels[1].counters.time_ns, 14124u);
 }
 
+// A kernel that finds its GPU idle (nothing running, nothing ended within
+// idle_start_after = 150 us) pays idle_start_cost = 20 us once. Compute-only
+// kernels, launch 0: k1 0-120 (gpu0 never ran), k2 120-220 (back to back);
+// k3 on gpu1 220-440 (never ran); k4 gpu0 440: idle 220 -> 30 us; k5 gpu1
+// 470: idle 30 -> 100 us; k6 gpu0 570: idle 100 -> 10 us; k7 gpu1 580-780;
+// k8 gpu0 780: idle 200 -> 120 us; k9 on another stream of gpu0 at 780,
+// beside k8: not idle -> 100 us.
+TEST(Timing, IdleStartIsPaidByAKernelThatFindsItsGpuIdle) {
+  auto p = round_profile(2);
+  p.gpu_idle_start_ns = 20000;
+  p.gpu_idle_after_ns = 150000;
+  const auto t = TraceBuilder()
+                     .kernel("k1", 0, 100000).end()
+                     .kernel("k2", 0, 100000).end()
+                     .sync()
+                     .kernel("k3", 1, 200000, 1).end()
+                     .sync()
+                     .kernel("k4", 0, 10000).end()
+                     .sync()
+                     .kernel("k5", 1, 100000, 1).end()
+                     .sync()
+                     .kernel("k6", 0, 10000).end()
+                     .sync()
+                     .kernel("k7", 1, 200000, 1).end()
+                     .sync()
+                     .kernel("k8", 0, 100000).end()
+                     .kernel("k9", 0, 100000, 2).end()
+                     .build();
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 9u);
+  const std::vector<Nanos> start{0, 120000, 220000, 440000, 470000, 570000, 580000, 780000, 780000};
+  const std::vector<Nanos> time{120000, 100000, 220000, 30000, 100000, 10000, 200000, 120000, 100000};
+  for (std::size_t k = 0; k < 9; ++k) {
+    EXPECT_EQ(r.kernels[k].start_ns, start[k]) << r.kernels[k].name;
+    EXPECT_EQ(r.kernels[k].counters.time_ns, time[k]) << r.kernels[k].name;
+  }
+  p.gpu_idle_start_ns = 0;
+  EXPECT_EQ(replay(t, options_for(p)).kernels[0].counters.time_ns, 100000u);
+}
+
 // Fault concurrency caps a batch: 1000 faults at concurrency 64 -> 16 batches.
 TEST(Timing, ConcurrencyBoundsBatchSize) {
   auto p = round_profile();
