@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The model against several GPU-machine calls at once, scope by scope: which
 misses repeat on every machine (the model's) and which come and go with the
-host (docs/validation.md, "Sessions 18-23").
+host (docs/validation.md, "Sessions 18-24").
 
 Each argument is a directory `hip_backend/validate.sh` wrote (its compare/
 holds one `umsim compare --json` per trace), one per call, all with the same
