@@ -40,14 +40,17 @@ grep -qE '"gpu_fault_factor": (0\.99[5-9]|1\.0|1\.00[0-5]),' "$tmp/out" || fail 
 # wake-up cost is set to what they take beyond the scaled service, fitted in
 # turn with the bulk factor. Session 18's runs with 16 isolated kernels of 60 us
 # added (the profile gives 35.9 us and has no wake-up).
-for r in "$probes"/host_fault_speed.r*.json; do
-  python3 - "$r" "$tmp/iso_$(basename "$r")" <<'PY'
+with_isolated() {  # NS PREFIX: session 18's probe runs with 16 isolated kernels of NS each, as $tmp/PREFIX_*.json
+  for r in "$probes"/host_fault_speed.r*.json; do
+    python3 - "$r" "$tmp/$2_$(basename "$r")" "$1" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-r["kernels"] += [{"name": "isolated", "counters": {"time_ns": 60000}} for _ in range(16)]
+r["kernels"] += [{"name": "isolated", "counters": {"time_ns": int(sys.argv[3])}} for _ in range(16)]
 json.dump(r, open(sys.argv[2], "w"))
 PY
-done
+  done
+}
+with_isolated 60000 iso
 run "$profile" "$umsim" "$trace" "$tmp/iso.toml" "$tmp"/iso_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "probe runs with isolated faults refused"; }
 python3 - "$tmp/out" "$tmp/iso.toml" <<'PY' || fail "isolated-fault wake-up: $(cat "$tmp/out")"
@@ -64,14 +67,7 @@ grep -q "# the isolated faults took 0.060 ms" "$tmp/iso.toml" || fail "no note o
 # Isolated faults quicker than the rescaled service alone (session 23's probe
 # against a profile with slow fault costs): the wake-up is 0, said in the note,
 # not a refusal. The same runs with 20 us isolated kernels (the profile: 35.9 us).
-for r in "$probes"/host_fault_speed.r*.json; do
-  python3 - "$r" "$tmp/quick_$(basename "$r")" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-r["kernels"] += [{"name": "isolated", "counters": {"time_ns": 20000}} for _ in range(16)]
-json.dump(r, open(sys.argv[2], "w"))
-PY
-done
+with_isolated 20000 quick
 run "$profile" "$umsim" "$trace" "$tmp/quick.toml" "$tmp"/quick_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "isolated faults quicker than the service refused"; }
 grep -q '"wakeup_ns": 0.0' "$tmp/out" || fail "quick isolated faults: wake-up not 0: $(cat "$tmp/out")"
