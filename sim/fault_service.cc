@@ -20,12 +20,6 @@ namespace {
 constexpr std::uint32_t kBlockKeyShift = 9;  // log2(kPagesPerBlock)
 constexpr std::uint32_t kAllocShift = 40 - kBlockKeyShift;
 constexpr std::uint64_t kBlockMask = (std::uint64_t{1} << kAllocShift) - 1;
-
-PageMask first_pages(std::uint32_t n) {
-  PageMask m;
-  m.set();
-  return n >= kPagesPerBlock ? m : (m >> (kPagesPerBlock - n));
-}
 }  // namespace
 
 bool Engine::accessible(Processor requester, Processor location) const {
@@ -217,12 +211,23 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   if (used) *used = req;
   prefetch_->prefetch(req, out);
   if (out.none()) return;  // the common case on a fault-heavy replay
-  out &= ~req.excluded & ~faulted & ~req.resident_on_destination & first_pages(req.pages_in_block);
-  for_each_page(out, [&](std::uint32_t i) {
-    const PageState& st = a.pages[base + i];
-    if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) duplicate.set(i);
-    else migrate.set(i);
-  });
+  // Word by word: the pages the engine accepts, split into read-mostly
+  // duplicates and migrations.
+  const PageState* const block_pages = a.pages.data() + base;
+  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) {
+    const std::uint64_t x = mask_word(out, w) & pages_below_in_word(req.pages_in_block, w) &
+                            ~(mask_word(req.excluded, w) | mask_word(faulted, w) |
+                              mask_word(req.resident_on_destination, w));
+    if (x == 0) continue;
+    std::uint64_t dup = 0;
+    if (vendor_.read_mostly_duplicates)
+      for (std::uint64_t y = x; y != 0; y &= y - 1) {
+        const PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
+        if ((st.flags & kReadMostly) && st.copies) dup |= y & -y;
+      }
+    if (dup) set_mask_word(duplicate, w, mask_word(duplicate, w) | dup);
+    set_mask_word(migrate, w, mask_word(migrate, w) | (x & ~dup));
+  }
 }
 
 void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
@@ -388,8 +393,9 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   Bytes prefetched = 0;
   const bool any_policy_pages = prefetch_ && policy_pages.any();
   if (any_policy_pages) {
+    const PageState* const block_pages = a.pages.data() + base;
     for_each_page(policy_pages, [&](std::uint32_t i) {
-      if (a.pages[base + i].copies && !(a.pages[base + i].copies & rbit)) prefetched += kPageSize;
+      if (block_pages[i].copies && !(block_pages[i].copies & rbit)) prefetched += kPageSize;
     });
   }
   // The driver's per-page work for every page this service moves from

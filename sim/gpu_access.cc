@@ -89,6 +89,30 @@ void Engine::gpu_access_general(const Event& e) {
   const std::uint64_t n = contiguous ? (e.offset + e.length - 1) / kPageSize - first + 1
                                      : ceil_div(e.length, e.stride);
   auto page_of = [&](std::uint64_t i) { return contiguous ? first + i : (e.offset + i * e.stride) / kPageSize; };
+  // A contiguous range whose every page is a resident hit, with no data in
+  // flight and no eviction callbacks (resident range records): its touches
+  // change nothing but counters and dirty bits, so the order of the lanes does
+  // not matter and the pages are counted in two tight passes.
+  if (contiguous && latest_ready_ <= kernel_.now && !eviction_access_callbacks_) {
+    const PageState* const range = pages + first;
+    std::uint64_t hits = 0;
+    if (write) {  // a write hits only the sole copy
+      while (hits < n && range[hits].copies == bit) ++hits;
+    } else {
+      while (hits < n && (range[hits].copies & bit)) ++hits;
+    }
+    if (hits == n) {
+      const auto times = static_cast<std::uint32_t>(count);  // wraps as count increments would
+      for (PageState* st = pages + first; st != pages + first + n; ++st) {
+        st->accesses += times;
+        st->flags |= dirty;
+      }
+      access_seq_ += n * count;
+      kernel_.touched_units += trace::touched_units_per_pass(e, profile_.gpu_access_unit) * count;
+      update_plain_hits();
+      return;
+    }
+  }
   const std::uint64_t lanes = std::min<std::uint64_t>(profile_.gpu_access_lanes, n);
   for (std::uint64_t pass = 0; pass < count; ++pass) {
     if (lanes <= 1) {

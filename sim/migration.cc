@@ -179,7 +179,7 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   // 2 MiB chunk evicted with a few pages need not scan its whole mask.
   std::uint32_t left = c.resident;
   if (left) for_each_page_in(resident, static_cast<std::uint32_t>(c.first_page - base), pages_per_chunk_, [&](std::uint32_t i) {
-    resident.reset(i);
+    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));  // no bounds check
     const std::uint64_t p = base + i;
     PageState& st = a.pages[p];
     const bool sole = st.copies == gbit;
@@ -245,6 +245,10 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
   std::uint64_t chunk_region = ~std::uint64_t{0};
   std::uint32_t region_chunk = kNoSlot;
   PhysicalChunk* region = nullptr;  // region_chunk's record (deque elements never move)
+  // The block's pages resident on a GPU destination (its bits set a word at a time).
+  PageMask* const resident_here =
+      dest.is_gpu() && !a.gpu_resident.empty() ? &a.gpu_resident[static_cast<std::size_t>(dest.gpu_index())][block]
+                                               : nullptr;
   for_each_page(pages, [&](std::uint32_t i) {
     const std::uint64_t page = base + i;
     if (page >= a.page_count) return false;
@@ -289,7 +293,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       if (c.resident++ == 0 && !c.fresh)
         eviction_->on_chunk_residency_changed(ChunkInfo{dest.gpu_index(), chunk, slot, c.first_page}, true, t);
       c.fresh = false;
-      a.gpu_resident[static_cast<std::size_t>(dest.gpu_index())][block].set(i);
+      set_mask_word(*resident_here, i / 64, mask_word(*resident_here, i / 64) | std::uint64_t{1} << (i % 64));
     }
     return true;
   });

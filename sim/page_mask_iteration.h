@@ -12,6 +12,24 @@
 
 namespace umsim::sim {
 
+// Word w of a mask (pages 64w .. 64w + 63), and its replacement: word-wise
+// combinations of several masks without std::bitset's temporaries.
+inline std::uint64_t mask_word(const PageMask& mask, std::uint32_t w) {
+  std::uint64_t x;
+  std::memcpy(&x, reinterpret_cast<const char*>(&mask) + w * sizeof(x), sizeof(x));
+  return x;
+}
+inline void set_mask_word(PageMask& mask, std::uint32_t w, std::uint64_t x) {
+  std::memcpy(reinterpret_cast<char*>(&mask) + w * sizeof(x), &x, sizeof(x));
+}
+
+// The pages of word w below `pages` (a short last block's tail excluded), as a mask.
+inline std::uint64_t pages_below_in_word(std::uint32_t pages, std::uint32_t w) {
+  const std::uint32_t lo = w * 64;
+  if (pages <= lo) return 0;
+  return pages - lo >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (pages - lo)) - 1;
+}
+
 // Calls fn(page) for every set page, lowest first. A fn returning bool stops
 // the visit by returning false.
 template <typename Fn>

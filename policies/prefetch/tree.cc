@@ -18,6 +18,7 @@
 //   6. Only if fault_migrations_to_destination >= min_faults.
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "policies/internal/page_words.h"
@@ -46,40 +47,43 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   void prefetch(const sim::PrefetchRequest& r, sim::PageMask& out) override {
     const std::uint32_t leaves = r.pages_in_block;
     if (leaves == 0 || leaves > sim::kPagesPerBlock) return;
-    PageWords faulted = PageWords::of(r.faulted);
-    faulted.truncate(leaves);
-    if (faulted.none()) return;
     if (r.fault_migrations_to_destination < min_faults_) return;
-
-    // Each mask is copied into words once.
+    // One pass over the request's words builds every mask the steps use (a
+    // fault-heavy replay asks once per fault, mostly with a single page).
+    const PageWords faulted_in = PageWords::of(r.faulted);
     const PageWords excluded = PageWords::of(r.excluded);
     const PageWords thrashing_pages = PageWords::of(r.thrashing);
     const PageWords resident = PageWords::of(r.resident_on_destination);
+    const bool to_cpu = r.destination.is_cpu();
     // Pages that block big-page growth and seeding: the thrashing policy's pages and,
     // unless the destination is the CPU (where `excluded` also lists CPU-mapped pages),
     // every excluded page (pinned pages count as thrashing in the driver).
-    PageWords thrashing = thrashing_pages;
-    if (!r.destination.is_cpu()) thrashing |= excluded;
+    PageWords faulted, thrashing, tree, drop;
+    std::uint64_t any_faulted = 0;
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
+      const std::uint64_t keep = PageWords::word_keep(i, leaves);
+      faulted.w[i] = faulted_in.w[i] & keep;
+      any_faulted |= faulted.w[i];
+      thrashing.w[i] = thrashing_pages.w[i] | (to_cpu ? 0 : excluded.w[i]);
+      tree.w[i] = (resident.w[i] | faulted.w[i]) & keep;
+      // Step 5: faulted, excluded, thrashing and already resident pages never move as prefetch.
+      drop.w[i] = faulted.w[i] | excluded.w[i] | thrashing_pages.w[i] | resident.w[i];
+    }
+    if (any_faulted == 0) return;
 
     PageWords region;
     if (r.resident_anywhere.none() && r.destination_is_preferred) {
       region.fill(0, leaves);
     } else if (!r.preferred_location_elsewhere) {
-      PageWords tree = resident;
-      tree |= faulted;
-      tree.truncate(leaves);
       grow_big_pages(tree, faulted, thrashing, leaves);
       PageWords seeds = faulted;
       seeds.clear(thrashing);
       walk_tree(tree, seeds, leaves, region);
     }
-    // Step 5: faulted, excluded, thrashing and already resident pages never move as prefetch.
-    PageWords drop = faulted;
-    drop |= excluded;
-    drop |= thrashing_pages;
-    drop |= resident;
-    region.clear(drop);
-    out |= region.mask();
+    std::uint64_t words[PageWords::kWords];
+    std::memcpy(words, &out, sizeof(words));
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i) words[i] |= region.w[i] & ~drop.w[i];
+    std::memcpy(&out, words, sizeof(words));
   }
 
  private:
@@ -88,11 +92,19 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // lower levels only matter when no upper node qualifies.
   void walk_tree(const PageWords& tree, const PageWords& seeds, std::uint32_t leaves, PageWords& region) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
-    // Per-word counts, once: nodes of 64 pages and more sum them instead of
-    // counting their words again for every seed.
-    std::uint32_t word_count[PageWords::kWords];
-    for (std::uint32_t i = 0; i < PageWords::kWords; ++i) word_count[i] = popcount64(tree.w[i]);
+    // Counts of the words before each word, once: a node of 64 pages and more
+    // is the difference of two of them instead of a count of its words for every seed.
+    std::uint32_t words_before[PageWords::kWords + 1];
+    words_before[0] = 0;
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
+      words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
     const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
+    // No node holds more than the block's resident pages: where no node is
+    // clipped (a power-of-two block), levels too wide for them to pass the
+    // threshold cannot qualify and are not walked.
+    std::uint32_t top = levels;
+    if (std::has_single_bit(leaves))
+      while (top > 0 && words_before[PageWords::kWords] * 100 <= (1u << (top - 1)) * threshold_) --top;
     std::uint32_t last_big_page = ~0u;
     bool stop = false;
     seeds.for_each([&](std::uint32_t page) {
@@ -100,14 +112,14 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       const std::uint32_t big_page = page / big_page_pages_;
       if (big_page == last_big_page) return;  // same upper walk, already filled
       std::uint32_t best_first = 0, best_end = 0;
-      for (std::uint32_t level = levels; level-- > std::min(big_level, levels);) {
-        if (qualifies(tree, word_count, page, level, leaves, best_first, best_end)) break;
+      for (std::uint32_t level = top; level-- > std::min(big_level, levels);) {
+        if (qualifies(tree, words_before, page, level, leaves, best_first, best_end)) break;
       }
       if (best_end != 0) {
         last_big_page = big_page;
       } else {
         for (std::uint32_t level = std::min(big_level, levels); level-- > 0;)
-          if (qualifies(tree, word_count, page, level, leaves, best_first, best_end)) break;
+          if (qualifies(tree, words_before, page, level, leaves, best_first, best_end)) break;
       }
       region.fill(best_first, best_end);
       if (best_end == leaves) stop = true;
@@ -115,7 +127,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   }
 
   // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).
-  bool qualifies(const PageWords& tree, const std::uint32_t* word_count, std::uint32_t page, std::uint32_t level,
+  bool qualifies(const PageWords& tree, const std::uint32_t* words_before, std::uint32_t page, std::uint32_t level,
                  std::uint32_t leaves, std::uint32_t& first, std::uint32_t& end) const {
     const std::uint32_t span = 1u << level;
     const std::uint32_t f = page & ~(span - 1);
@@ -123,7 +135,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     std::uint32_t resident = 0;
     if (span >= 64) {  // whole words (f is word-aligned), then a partial last word of a short block
       const std::uint32_t full_end = e & ~63u;
-      for (std::uint32_t w = f >> 6; w < (full_end >> 6); ++w) resident += word_count[w];
+      if (full_end > f) resident = words_before[full_end >> 6] - words_before[f >> 6];
       if (full_end < e) resident += tree.count(full_end, e);
     } else {
       resident = tree.count(f, e);

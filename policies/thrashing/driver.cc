@@ -109,6 +109,15 @@ class DriverThrashing final : public sim::ThrashingPolicy {
   sim::ThrashingResponse on_migration(const sim::MigrationNotice& n) override {
     BlockState& b = block(n.alloc, n.block);
     const sim::Nanos stamp = n.now + 1;
+    // A block without per-page state has no pins, no thrashing pages and no
+    // hint to give: unless this migration starts tracking its pages, it only
+    // notes when and where the block last went (the common case of a
+    // fault-heavy replay, with none of the masks below).
+    if (!b.pages && !potential_thrashing(b, n.to, stamp)) {
+      b.last_stamp = stamp;
+      b.last_processor = n.to;
+      return {};
+    }
     const PageWords moved = PageWords::of(n.pages);
 
     // Pins whose time is up end as the driver's unpin timer would end them.
@@ -143,11 +152,16 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     b.thrashing.reset(i);
   }
 
+  // Two consecutive migrations of a block without per-page state to different
+  // processors within one lapse: its pages are tracked from now on.
+  bool potential_thrashing(const BlockState& b, sim::Processor to, sim::Nanos stamp) const {
+    return b.last_stamp != 0 && !(b.last_processor == to) && stamp - b.last_stamp <= lapse_ns_;
+  }
+
   // thrashing_event_cb: the detection half.
   void detect(BlockState& b, const sim::MigrationNotice& n, const PageWords& moved, sim::Nanos stamp) {
     if (!b.pages) {
-      const bool potential = b.last_stamp != 0 && !(b.last_processor == n.to) && stamp - b.last_stamp <= lapse_ns_;
-      if (!potential) {
+      if (!potential_thrashing(b, n.to, stamp)) {
         b.last_stamp = stamp;
         b.last_processor = n.to;
         return;

@@ -54,6 +54,35 @@ TEST(AccessCost, DefaultUnitChargesWholePages) {
   EXPECT_EQ(replay(t, options_for(p)).kernels[1].counters.time_ns, 2048u);
 }
 
+// A range record whose pages are all resident hits is counted in one pass,
+// whatever the lanes: k2 reads 16 resident pages three times (48 touches of a
+// whole page at 4 B/ns: 48 * 4096 / 4 = 49152), k3 writes them twice (32768);
+// k4 reads them with one more page, not yet resident, and takes the per-page
+// path: 17 touches, one fault.
+TEST(AccessCost, AllHitRangeRecordsCountEveryTouch) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 68_KiB)
+                     .kernel("k1", 0, 0).write("A", 0, 64_KiB).end()
+                     .kernel("k2", 0, 0).read("A", 0, 64_KiB, 0, 3).end()
+                     .kernel("k3", 0, 0).write("A", 0, 64_KiB, 0, 2).end()
+                     .kernel("k4", 0, 0).read("A").end()
+                     .build();
+  for (const std::uint32_t lanes : {1u, 4u}) {
+    HardwareProfile p = round_profile();
+    p.gpu_access_gbps = 4.0;
+    p.gpu_access_lanes = lanes;
+    const Result r = replay(t, options_for(p));
+    ASSERT_EQ(r.kernels.size(), 4u);
+    EXPECT_EQ(r.kernels[1].counters.accesses, 48u) << lanes;
+    EXPECT_EQ(r.kernels[1].counters.time_ns, 49152u) << lanes;
+    EXPECT_EQ(r.kernels[1].counters.gpu_faults, 0u) << lanes;
+    EXPECT_EQ(r.kernels[2].counters.accesses, 32u) << lanes;
+    EXPECT_EQ(r.kernels[2].counters.time_ns, 32768u) << lanes;
+    EXPECT_EQ(r.kernels[3].counters.accesses, 17u) << lanes;
+    EXPECT_EQ(r.kernels[3].counters.gpu_faults, 1u) << lanes;
+  }
+}
+
 // Remote touches of pinned memory: remote.access_unit 32, access_cost 50 ns.
 // One word per page of two pages: 2 sectors = 64 B at 2 B/ns = 32, + 2 * 50
 // -> 132. A whole-page read: 2 * 4096 / 2 = 4096 + 100 -> 4196. With gpu.
