@@ -4,7 +4,7 @@
 A profile's demand-fault and CPU-fault costs are set by the host (its CPU and
 kernel servicing the driver's and its own page faults), and the lent H200
 machines differ in them by up to ~60% between calls while the GPU-side keys
-stay within a few percent (docs/validation.md, "Sessions 18-22: the host probe"). The host
+stay within a few percent (docs/validation.md, "Sessions 18-24: the host probe"). The host
 probe (traces/probe/host_fault_speed.umt) takes about two seconds on the GPU:
 a CPU first touch of 1 GiB, then the calibration's 1 GiB sequential
 demand-fault kernel, three times. This script finds two factors: the one by
@@ -44,6 +44,8 @@ GPU_FAULT_KEYS = [
 # first-touch phase. The CPU's memory speed (page and word access costs) stays:
 # it differs by a few percent between the lent hosts, first touches by 1.7x.
 CPU_FAULT_KEYS = ["cpu.first_touch_cost", "cpu.fault_cost", "cpu.collapse_fault_cost"]
+# Scaled with the GPU-fault keys where the profile has them (later keys).
+OPTIONAL_GPU_FAULT_KEYS = ["faults.duplicated_page_cost"]
 # The fault interrupt's wake-up of an idle servicer, paid once per faulting
 # kernel: set (not scaled) to what the probe's isolated faults take beyond the
 # scaled service, where the probe has them. An isolated fault's latency does
@@ -135,13 +137,14 @@ def main():
     missing = [k for k in GPU_FAULT_KEYS + CPU_FAULT_KEYS if k not in values]
     if missing:
         fail(f"{profile_path}: no {', '.join(missing)} (a profile with every host-side fault key is needed)")
-    calibrated = {k: duration_ns(values[k], k, profile_path) for k in GPU_FAULT_KEYS + CPU_FAULT_KEYS}
+    gpu_keys = GPU_FAULT_KEYS + [k for k in OPTIONAL_GPU_FAULT_KEYS if k in values]
+    calibrated = {k: duration_ns(values[k], k, profile_path) for k in gpu_keys + CPU_FAULT_KEYS}
     tmp = tempfile.mkdtemp(prefix="umsim-host-")
 
     # Groups of keys, each scaled by its own factor to match its part of the
     # probe; the wake-up is a value, not a factor (its calibrated value may be 0).
     with_isolated = all(isolated_times(p) for p in probes)
-    groups = {"gpu": (GPU_FAULT_KEYS, "the probe's bulk-fault kernels", kernel_times),
+    groups = {"gpu": (gpu_keys, "the probe's bulk-fault kernels", kernel_times),
               "cpu": (CPU_FAULT_KEYS, "the CPU first touch", first_touch_times)}
     if with_isolated:
         groups["wakeup"] = ([WAKEUP_KEY], "the isolated faults", isolated_times)

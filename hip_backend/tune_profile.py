@@ -4,8 +4,8 @@
 The fault-servicing costs (faults.batch_cost, va_block_cost, page_cost,
 migrated_page_cost, concurrency, and gpu.access_lanes, the order in which a kernel's faults arrive), the GPU population costs (faults.populate_va_block_cost,
 populate_gbps: matched on the gpu_fresh runs only, after the migration costs),
-the read-duplication cost (faults.duplicate_va_block_cost: matched on the
-read_mostly runs) and cpu.fault_cost are not separable from hardware timings alone:
+the read-duplication costs (faults.duplicate_va_block_cost and
+duplicated_page_cost: matched on the read_mostly runs) and cpu.fault_cost are not separable from hardware timings alone:
 the driver overlaps work the model adds up. So, after the analytic fit
 (`fit_profile`, which sets the links, prefetch, CPU and remote values), this
 script replays the calibration microbenchmarks (the very traces `umsim-hip
@@ -213,12 +213,18 @@ def main():
     fault_values = best_pop[1]
     fresh_errors = errors_for(fault_values, fresh_runs)
 
-    # Read duplication (ReadMostly first read), with everything above fixed.
+    # Read duplication (ReadMostly first read), with everything above fixed:
+    # the block cost and, where the profile has the key, the per-page cost of
+    # a duplicate (the smallest block cost wins a tie: one run size cannot
+    # tell the two apart).
     rm_errors = []
     if rm_runs:
         best_rm = None
-        for block_us in [0, 5, 10, 20, 30, 40, 60, 80, 120]:
+        pages = [0, 25, 50, 70, 100, 150, 200] if "duplicated_page_cost" in base else [None]
+        for block_us, page_ns in itertools.product([0, 5, 10, 20, 30, 40, 60, 80, 120], pages):
             values = dict(fault_values, **{"faults.duplicate_va_block_cost": f'"{block_us}us"'})
+            if page_ns is not None:
+                values["faults.duplicated_page_cost"] = f'"{page_ns}ns"'
             s = score(errors_for(values, rm_runs))
             if best_rm is None or s < best_rm[0]:
                 best_rm = (s, values)

@@ -399,15 +399,19 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     });
   }
   // The driver's per-page work for every page this service moves from
-  // another copy (population of untouched pages is zero-fill, charged apart).
-  if (profile_.fault_migrated_page_ns > 0) {
-    std::uint64_t moved_pages = 0;
-    for_each_page(migrate | duplicate, [&](std::uint32_t i) {
-      moved_pages += a.pages[base + i].copies != 0;
+  // another copy (population of untouched pages is zero-fill, charged apart);
+  // a read-only duplicate leaves its source mapped, at its own cost.
+  auto per_page = [&](const PageMask& pages, Nanos ns) {
+    if (ns == 0) return;
+    std::uint64_t copied = 0;
+    for_each_page(pages, [&](std::uint32_t i) {
+      copied += a.pages[base + i].copies != 0;
       return true;
     });
-    now += static_cast<Nanos>(moved_pages) * profile_.fault_migrated_page_ns;
-  }
+    now += static_cast<Nanos>(copied) * ns;
+  };
+  per_page(migrate, profile_.fault_migrated_page_ns);
+  per_page(duplicate, profile_.duplicated_page_ns());
   // Pages this service makes the requester's sole copy while other copies
   // exist (a write ending read duplication, faulted or pulled in with it): the
   // other holders' mappings are revoked first.

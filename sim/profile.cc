@@ -269,7 +269,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "wakeup_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
-            "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost", "revoke_duplicate_page_cost"});
+            "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost", "duplicated_page_cost",
+            "revoke_duplicate_page_cost"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -280,6 +281,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("populate_gbps")) p.populate_gbps = t.bandwidth("populate_gbps");
     if (t.has("duplicate_va_block_cost")) p.fault_duplicate_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("migrated_page_cost")) p.fault_migrated_page_ns = t.duration("migrated_page_cost");
+    if (t.has("duplicated_page_cost")) p.fault_duplicated_page_ns = t.duration("duplicated_page_cost");
     if (t.has("revoke_duplicate_page_cost")) p.fault_revoke_duplicate_page_ns = t.duration("revoke_duplicate_page_cost");
     t.finish();
   }
@@ -396,6 +398,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"populate_gbps", gbps_json(p.populate_gbps)},
                  {"duplicate_va_block_cost_ns", p.duplicate_block_ns()},
                  {"migrated_page_cost_ns", p.fault_migrated_page_ns},
+                 {"duplicated_page_cost_ns", p.duplicated_page_ns()},
                  {"revoke_duplicate_page_cost_ns", p.fault_revoke_duplicate_page_ns}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
               {"read_fault_cost_ns", p.cpu_read_fault_cost()},

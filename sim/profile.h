@@ -106,6 +106,11 @@ struct HardwareProfile {
   // read-only copy (the source stays mapped): duplicate_va_block_cost.
   std::optional<Nanos> fault_duplicate_block_ns;  // unset: fault_va_block_ns
   Nanos duplicate_block_ns() const { return fault_duplicate_block_ns.value_or(fault_va_block_ns); }
+  // Per page a fault service read-duplicates (a read-only copy beside the
+  // source, which stays mapped): duplicated_page_cost, instead of
+  // migrated_page_cost. Unset: migrated_page_cost.
+  std::optional<Nanos> fault_duplicated_page_ns;
+  Nanos duplicated_page_ns() const { return fault_duplicated_page_ns.value_or(fault_migrated_page_ns); }
 
   // [cpu]
   Nanos cpu_fault_ns = 0;        // CPU write fault on a page held elsewhere (excluding the copy)

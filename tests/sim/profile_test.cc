@@ -338,6 +338,16 @@ TEST(Profile, IdleStartCostIsAnOptionalDurationAfterAnOptionalIdleTime) {
             "p.toml:8: 'gpu.idle_start_after': unknown unit ' parsecs' in '2 parsecs' (expected ns, us, ms or s)");
 }
 
+TEST(Profile, DuplicatedPageCostDefaultsToTheMigratedPageCost) {
+  const std::string migrated = replace(good_profile(), "page_cost = \"200ns\"\n",
+                                       "page_cost = \"200ns\"\nmigrated_page_cost = \"250ns\"\n");
+  EXPECT_EQ(parse_profile(migrated, "p.toml").duplicated_page_ns(), 250u);
+  const std::string with = replace(migrated, "migrated_page_cost = \"250ns\"\n",
+                                   "migrated_page_cost = \"250ns\"\nduplicated_page_cost = \"70ns\"\n");
+  EXPECT_EQ(parse_profile(with, "p.toml").duplicated_page_ns(), 70u);
+  EXPECT_EQ(error_of(replace(with, "\"70ns\"", "\"fast\"")).rfind("p.toml:31: 'faults.duplicated_page_cost'", 0), 0u);
+}
+
 TEST(Profile, MissingKeysAndSyntaxErrors) {
   EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"\n", "")),
             "p.toml:24: missing key 'faults.page_cost'");

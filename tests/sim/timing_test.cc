@@ -643,6 +643,36 @@ TEST(Timing, ReadDuplicationHasItsOwnBlockCost) {
   EXPECT_EQ(plain.kernels[0].counters.time_ns, 14124u);
 }
 
+// Per-page driver work: a read duplicate pays faults.duplicated_page_cost
+// (300), a migrated page migrated_page_cost (900). Two pages of A (ReadMostly)
+// and two of B, each read by its own kernel: batch 10000 + block 2000 + 2 pages
+// 100 + copy 1000 + 8192/4 = 15248, plus 2 x 300 (A) or 2 x 900 (B). Without
+// duplicated_page_cost a duplicate pays migrated_page_cost.
+TEST(Timing, ReadDuplicatesHaveTheirOwnPerPageCost) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .alloc("B", 8_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .advise("A", trace::Advice::kSetReadMostly)
+                     .kernel("dup", 0, 0)
+                     .read("A")
+                     .end()
+                     .kernel("move", 0, 0)
+                     .read("B")
+                     .end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.fault_migrated_page_ns = 900;
+  p.fault_duplicated_page_ns = 300;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 15248u + 600u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 15248u + 1800u);
+  p.fault_duplicated_page_ns.reset();
+  EXPECT_EQ(replay(t, options_for(p)).kernels[0].counters.time_ns, 15248u + 1800u);
+}
+
 // A GPU write to a page it holds as a read-only duplicate faults; the service
 // revokes the CPU's copy: batch 10000 + block 2000 + page 100 = 12100, plus
 // faults.revoke_duplicate_page_cost per such page. Nothing is copied.
