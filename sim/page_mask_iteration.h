@@ -23,13 +23,6 @@ inline void set_mask_word(PageMask& mask, std::uint32_t w, std::uint64_t x) {
   std::memcpy(reinterpret_cast<char*>(&mask) + w * sizeof(x), &x, sizeof(x));
 }
 
-// The pages of word w below `pages` (a short last block's tail excluded), as a mask.
-inline std::uint64_t pages_below_in_word(std::uint32_t pages, std::uint32_t w) {
-  const std::uint32_t lo = w * 64;
-  if (pages <= lo) return 0;
-  return pages - lo >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (pages - lo)) - 1;
-}
-
 // Calls fn(page) for every set page, lowest first. A fn returning bool stops
 // the visit by returning false.
 template <typename Fn>
@@ -59,8 +52,7 @@ void for_each_page_in(const PageMask& mask, std::uint32_t first, std::uint32_t c
   static_assert(sizeof(PageMask) == kPagesPerBlock / 8, "unexpected std::bitset layout");
   const std::uint32_t end = first + count;
   for (std::uint32_t w = first / 64; w * 64 < end; ++w) {
-    std::uint64_t x;  // the word alone: a 4 KiB chunk's window is one bit of one word
-    std::memcpy(&x, reinterpret_cast<const char*>(&mask) + w * sizeof(x), sizeof(x));
+    std::uint64_t x = mask_word(mask, w);  // the word alone: a 4 KiB chunk's window is one bit of one word
     if (w * 64 < first) x &= ~std::uint64_t{0} << (first - w * 64);
     if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
     for (; x != 0; x &= x - 1) {

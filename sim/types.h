@@ -23,6 +23,14 @@ inline constexpr int kMaxGpus = 15;  // processor masks are 16 bits: bit 0 = CPU
 // One bit per 4 KiB page of a 2 MiB VA block.
 using PageMask = std::bitset<kPagesPerBlock>;
 
+// The pages of a mask's word w (pages 64w .. 64w + 63) below `pages` (a short
+// last block's tail excluded), as a mask.
+inline std::uint64_t pages_below_in_word(std::uint32_t pages, std::uint32_t w) {
+  const std::uint32_t lo = w * 64;
+  if (pages <= lo) return 0;
+  return pages - lo >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (pages - lo)) - 1;
+}
+
 // Dense allocation slot assigned by the engine in allocation order (never reused in a run).
 using AllocSlot = std::uint32_t;
 

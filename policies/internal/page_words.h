@@ -84,12 +84,6 @@ struct PageWords {
       first = word_end;
     }
   }
-  // The pages of word i that lie in [0, pages), as a mask.
-  static std::uint64_t word_keep(std::uint32_t i, std::uint32_t pages) {
-    const std::uint32_t lo = i * 64;
-    if (pages <= lo) return 0;
-    return pages - lo >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (pages - lo)) - 1;
-  }
   // Keeps only pages [0, pages).
   void truncate(std::uint32_t pages) {
     if (pages >= sim::kPagesPerBlock) return;  // a whole block: nothing to drop

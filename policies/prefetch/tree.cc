@@ -61,7 +61,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     PageWords faulted, thrashing, tree, drop;
     std::uint64_t any_faulted = 0;
     for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
-      const std::uint64_t keep = PageWords::word_keep(i, leaves);
+      const std::uint64_t keep = sim::pages_below_in_word(leaves, i);
       faulted.w[i] = faulted_in.w[i] & keep;
       any_faulted |= faulted.w[i];
       thrashing.w[i] = thrashing_pages.w[i] | (to_cpu ? 0 : excluded.w[i]);
