@@ -50,7 +50,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   eviction_access_callbacks_ = eviction_->wants_access_callbacks();
   prefetch_beyond_budget_ = prefetch_ ? std::min(prefetch_->beyond_block_budget(), kMaxPrefetchBlocksBeyond) : 0;
   remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();
-  single_page_path_ = single_page_path_applies();
+  short_path_ = short_path_applies();
 
   gpu_memory_ = options_.gpu_memory ? options_.gpu_memory : profile_.gpu_memory;
   access_unit_shift_ = static_cast<unsigned>(std::countr_zero(profile_.gpu_access_unit));

@@ -114,7 +114,7 @@ class Engine {
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
   };
-  // Consecutive fault-buffer entries in one VA block.
+  // A VA block's fault-buffer entries (consecutive once grouped).
   struct FaultRun {
     std::uint64_t block_key;   // alloc << 31 | block: an entry's key without the page-in-block bits
     std::uint32_t begin, end;  // fault_buffer_ indices
@@ -265,7 +265,8 @@ class Engine {
   void service_fault_batch();
   void mark_ready(AllocSlot slot, std::uint64_t block);
   void group_faults();
-  // Services the batch's only faulted page of a VA block (page i of the block).
+  // Services the batch's only faulted page of a VA block (page i of the
+  // block; short_fault_service.cc).
   void service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i);
   // Services the batch's faulted pages (`unique` of them) of one VA block.
   void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);
@@ -277,12 +278,23 @@ class Engine {
                            PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used = nullptr);
   // prefetch_beyond.cc: the prefetch policy's pages of other blocks (PrefetchPolicy::prefetch_beyond).
   void prefetch_beyond(const PrefetchRequest& request, Nanos& now);
-  // single_page_fault.cc: the short path of a block service with one faulted page.
-  bool single_page_path_applies() const;  // under these policies and vendor semantics
-  // Services page i of the block and returns true where the short path gives
-  // service_block's result; false, having changed nothing, elsewhere.
-  bool try_service_single_page(AllocSlot slot, std::uint64_t block, std::uint32_t i);
-  Nanos move_single_page(AllocSlot slot, Allocation& a, std::uint64_t page, Processor dest, Nanos ready);
+  // short_fault_service.cc: the short path of a block service whose faulted
+  // pages all migrate from host memory under the driver's default.
+  bool short_path_applies() const;  // under these policies and vendor semantics
+  // Services the faulted pages of the block (`n` pages in block, ascending,
+  // unique) and returns true where the short path gives service_block's
+  // result; false, having changed nothing, elsewhere. service_short calls
+  // try_service_short, which is inlined there and into service_page.
+  bool service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
+  bool try_service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
+  Nanos move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint32_t* pages,
+                        std::uint32_t n, std::uint8_t cleared, Processor dest, Nanos ready);
+  // move_pages(slot, block, pages, dest, false, ready): through move_host_pages
+  // where dest is a GPU and every page is in host memory or nowhere (a fault
+  // service's migrations with the prefetcher's pages, on a replay over a
+  // large footprint).
+  Nanos migrate_block_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest,
+                            Nanos ready);
   void notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
                         Processor to, MigrationCause cause, Processor requester, Nanos& now);
   bool accessible(Processor requester, Processor location) const;
@@ -401,7 +413,7 @@ class Engine {
   std::vector<const GpuMemory*> memory_of_gpu_;  // EvictionContext::memory
   bool remote_access_callbacks_ = false;
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default
-  bool single_page_path_ = false;  // single_page_path_applies()
+  bool short_path_ = false;  // short_path_applies()
   std::uint32_t prefetch_beyond_budget_ = 0;  // blocks per serviced block (0: not asked)
   PrefetchRequest beyond_request_;            // scratch of service_block when the budget is non-zero
   std::vector<BlockPages> beyond_blocks_;     // scratch of prefetch_beyond
@@ -451,7 +463,7 @@ class Engine {
   ProcessorMask kernel_bit_ = 0;
   Counters kernel_counters_;
   std::vector<FaultEntry> fault_buffer_;  // unique pages, in arrival order
-  std::vector<FaultRun> fault_runs_;      // the batch's runs, by VA block (group_faults)
+  std::vector<FaultRun> fault_runs_;      // the batch's runs, one per VA block in block order (group_faults)
   std::uint32_t fault_entries_ = 0;       // entries including duplicates
   std::vector<CopyBatch> copy_batches_;   // scratch of move_pages
   std::vector<std::pair<int, std::uint32_t>> busy_chunks_;  // chunks filled by the current operation

@@ -20,6 +20,9 @@ namespace {
 constexpr std::uint32_t kBlockKeyShift = 9;  // log2(kPagesPerBlock)
 constexpr std::uint32_t kAllocShift = 40 - kBlockKeyShift;
 constexpr std::uint64_t kBlockMask = (std::uint64_t{1} << kAllocShift) - 1;
+// Blocks with up to this many faulted pages try the short path
+// (sim/short_fault_service.cc); more pages go to service_block's masks.
+constexpr std::uint32_t kShortPathPages = 16;
 }  // namespace
 
 bool Engine::accessible(Processor requester, Processor location) const {
@@ -29,25 +32,26 @@ bool Engine::accessible(Processor requester, Processor location) const {
 }
 
 // The driver sorts a batch by address and services it one VA block at a time.
-// Entries arrive in runs within one block (a tile's or a warp's pages), so the
-// runs are sorted by block rather than the entries by page: service_block
-// visits a block's pages in address order through its page mask.
+// Entries arrive in runs within one block (a tile's or a warp's pages): a
+// batch whose runs are already in block order is not sorted; otherwise the
+// entries are sorted by page (scattered faults: plain 64-bit keys sort faster
+// than runs), which puts each block's pages in one run in address order.
 void Engine::group_faults() {
   fault_runs_.clear();
   const auto n = static_cast<std::uint32_t>(fault_buffer_.size());
-  bool sorted = true;
+  for (std::uint32_t e = 1; e < n; ++e)
+    if ((fault_buffer_[e].key >> kBlockKeyShift) < (fault_buffer_[e - 1].key >> kBlockKeyShift)) {
+      std::sort(fault_buffer_.begin(), fault_buffer_.end(),
+                [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; });
+      break;
+    }
   for (std::uint32_t begin = 0; begin < n;) {
     const std::uint64_t block_key = fault_buffer_[begin].key >> kBlockKeyShift;
     std::uint32_t end = begin + 1;
     while (end < n && (fault_buffer_[end].key >> kBlockKeyShift) == block_key) ++end;
-    if (!fault_runs_.empty() && fault_runs_.back().block_key > block_key) sorted = false;
     fault_runs_.push_back({block_key, begin, end});
     begin = end;
   }
-  // Runs of one block end up adjacent, in any order: their pages are merged.
-  if (!sorted)
-    std::sort(fault_runs_.begin(), fault_runs_.end(),
-              [](const FaultRun& x, const FaultRun& y) { return x.block_key < y.block_key; });
 }
 
 // A serviced block's pages are there for everyone once the batch is done: a
@@ -83,39 +87,36 @@ void Engine::service_fault_batch() {
   kernel_.now = batch_start + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
   group_faults();
-  for (std::size_t r = 0; r < fault_runs_.size();) {
-    const std::uint64_t block_key = fault_runs_[r].block_key;
-    if (fault_runs_[r].end - fault_runs_[r].begin == 1 &&
-        (r + 1 == fault_runs_.size() || fault_runs_[r + 1].block_key != block_key)) {
-      // The block's only faulted page (the common case of scattered faults).
-      service_page(static_cast<AllocSlot>(block_key >> kAllocShift), block_key & kBlockMask,
-                   static_cast<std::uint32_t>(fault_buffer_[fault_runs_[r].begin].key % kPagesPerBlock));
-      ++r;
+  for (const FaultRun& run : fault_runs_) {
+    const auto slot = static_cast<AllocSlot>(run.block_key >> kAllocShift);
+    const std::uint64_t block = run.block_key & kBlockMask;
+    const FaultEntry* const entries = fault_buffer_.data() + run.begin;
+    const std::uint32_t unique = run.end - run.begin;  // entries are unique pages
+    if (unique == 1) {  // the block's only faulted page (the common case of scattered faults)
+      service_page(slot, block, static_cast<std::uint32_t>(entries[0].key % kPagesPerBlock));
       continue;
     }
-    PageMask faulted;
-    std::uint32_t unique = 0;  // entries are unique pages
-    for (; r < fault_runs_.size() && fault_runs_[r].block_key == block_key; ++r) {
-      for (std::uint32_t e = fault_runs_[r].begin; e < fault_runs_[r].end; ++e)
-        faulted.set(fault_buffer_[e].key % kPagesPerBlock);
-      unique += fault_runs_[r].end - fault_runs_[r].begin;
+    // A block with a few faulted pages tries the short path with its pages in address order.
+    if (unique <= kShortPathPages) {
+      std::uint32_t pages[kShortPathPages];
+      for (std::uint32_t n = 0; n < unique; ++n) {
+        const auto i = static_cast<std::uint32_t>(entries[n].key % kPagesPerBlock);
+        std::uint32_t k = n;
+        for (; k > 0 && pages[k - 1] > i; --k) pages[k] = pages[k - 1];
+        pages[k] = i;
+      }
+      if (service_short(slot, block, pages, unique)) continue;
     }
-    service_block(static_cast<AllocSlot>(block_key >> kAllocShift), block_key & kBlockMask, faulted, unique);
+    PageMask faulted;
+    for (std::uint32_t e = 0; e < unique; ++e) faulted.set(entries[e].key % kPagesPerBlock);
+    service_block(slot, block, faulted, unique);
   }
   gpu.fault_engine_free = kernel_.now;
-  for (std::size_t r = 0; r < fault_runs_.size(); ++r)
-    if (r == 0 || fault_runs_[r].block_key != fault_runs_[r - 1].block_key)
-      mark_ready(static_cast<AllocSlot>(fault_runs_[r].block_key >> kAllocShift), fault_runs_[r].block_key & kBlockMask);
+  for (const FaultRun& run : fault_runs_)
+    mark_ready(static_cast<AllocSlot>(run.block_key >> kAllocShift), run.block_key & kBlockMask);
   if (series_) series_batch_row(before, batch_start);
   fault_buffer_.clear();
   fault_entries_ = 0;
-}
-
-void Engine::service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) {
-  if (try_service_single_page(slot, block, i)) return;
-  PageMask faulted;
-  faulted.set(i);
-  service_block(slot, block, faulted, 1);
 }
 
 MigrationDecision Engine::driver_default(const PageState& st, Processor requester, AccessType type) const {
@@ -420,7 +421,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     for_each_page(migrate, [&](std::uint32_t i) { revoked += popcount16(a.pages[base + i].copies) > 1; });
     now += static_cast<Nanos>(revoked) * profile_.fault_revoke_duplicate_page_ns;
   }
-  if (migrate.any()) now = move_pages(slot, block, migrate, requester, false, now);
+  if (migrate.any()) now = migrate_block_pages(slot, block, migrate, requester, now);
   if (duplicate.any()) now = move_pages(slot, block, duplicate, requester, true, now);
   for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {
     const Processor dest = first_processor(m);

@@ -94,18 +94,29 @@ void Engine::gpu_access_general(const Event& e) {
   // change nothing but counters and dirty bits, so the order of the lanes does
   // not matter and the pages are counted in two tight passes.
   if (contiguous && latest_ready_ <= kernel_.now && !eviction_access_callbacks_) {
-    const PageState* const range = pages + first;
-    std::uint64_t hits = 0;
-    if (write) {  // a write hits only the sole copy
-      while (hits < n && range[hits].copies == bit) ++hits;
+    // Reduced over the whole range without a branch per page: a read hits
+    // where every page holds a copy here, a write where each is the sole copy.
+    PageState* const range = pages + first;
+    bool all_hit;
+    if (write) {
+      ProcessorMask other = 0;
+#pragma GCC unroll 4
+      for (std::uint64_t i = 0; i < n; ++i) other |= static_cast<ProcessorMask>(range[i].copies ^ bit);
+      all_hit = other == 0;
     } else {
-      while (hits < n && (range[hits].copies & bit)) ++hits;
+      ProcessorMask common = bit;
+#pragma GCC unroll 4
+      for (std::uint64_t i = 0; i < n; ++i) common &= range[i].copies;
+      all_hit = common != 0;
     }
-    if (hits == n) {
+    if (all_hit) {
       const auto times = static_cast<std::uint32_t>(count);  // wraps as count increments would
-      for (PageState* st = pages + first; st != pages + first + n; ++st) {
-        st->accesses += times;
-        st->flags |= dirty;
+      if (write) {
+#pragma GCC unroll 4
+        for (std::uint64_t i = 0; i < n; ++i) range[i].accesses += times, range[i].flags |= kDirty;
+      } else {
+#pragma GCC unroll 4
+        for (std::uint64_t i = 0; i < n; ++i) range[i].accesses += times;
       }
       access_seq_ += n * count;
       kernel_.touched_units += trace::touched_units_per_pass(e, profile_.gpu_access_unit) * count;

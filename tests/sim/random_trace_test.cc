@@ -161,5 +161,64 @@ TEST(RandomTraces, InvariantsHoldEverywhere) {
   EXPECT_GT(seen.thrashing_events, 0u);
 }
 
+// A prefetch policy that never adds a page: with it the engine services every
+// block through service_block (a prefetch policy could add pages), without it
+// blocks whose faulted pages all come from host memory take the short path
+// (sim/short_fault_service.cc). The results must not differ.
+class NothingPrefetch : public PrefetchPolicy {
+ public:
+  void prefetch(const PrefetchRequest&, PageMask&) override {}
+};
+
+// Scattered single-page touches of a buffer partly written by the CPU: one to
+// a few faulted pages per VA block and batch, host copies and first touches.
+trace::BuiltTrace scattered_trace(unsigned seed) {
+  std::mt19937 rng(seed);
+  TraceBuilder b;
+  b.alloc("a", 12_MiB).cpu_write("a", 0, 5_MiB).cpu_write("a", 8_MiB, 1_MiB, 12_KiB);
+  for (int k = 0; k < 3; ++k) {
+    b.kernel("k", 0, 1000);
+    for (int n = 0; n < 700; ++n) {
+      const Bytes off = static_cast<Bytes>(rng() % (12_MiB / 4_KiB)) * 4_KiB;
+      rng() % 3 == 0 ? b.write("a", off, 4_KiB) : b.read("a", off, 4_KiB);
+    }
+    b.end().cpu_read("a", 0, 2_MiB);
+  }
+  return b.free("a").sync().build();
+}
+
+TEST(RandomTraces, ShortFaultPathGivesTheBlockServiceResult) {
+  const char* evictions[] = {"fifo", "lru:granularity=4KiB", "lru:granularity=64KiB", "fifo:granularity=64KiB"};
+  int compared = 0;
+  Counters seen;
+  for (unsigned seed = 1; seed <= 8; ++seed) {
+    const trace::BuiltTrace traces[] = {scattered_trace(seed), random_trace(seed, 1)};
+    for (const auto& t : traces)
+      for (const char* evict : evictions)
+        for (const Bytes memory : {3_MiB, 6_MiB, 64_MiB}) {
+          auto run = [&](bool short_path) {
+            EnginePolicies p;
+            if (!short_path) p.prefetch = std::make_unique<NothingPrefetch>();
+            p.eviction = policies::Registry<EvictionPolicy>::instance().create(evict);
+            return replay(t, options_for(round_profile(), memory), std::move(p));
+          };
+          Result a, b;
+          try {
+            a = run(true);
+          } catch (const SimulationError&) {  // device memory that does not fit: refused either way
+            EXPECT_THROW(run(false), SimulationError);
+            continue;
+          }
+          b = run(false);
+          seen += a.total;
+          ++compared;
+          EXPECT_EQ(to_json(a).dump(), to_json(b).dump()) << "seed " << seed << " " << evict << " " << memory;
+        }
+  }
+  EXPECT_GT(compared, 120);
+  EXPECT_GT(seen.evictions, 0u);
+  EXPECT_GT(seen.bytes_h2d, 0u);
+}
+
 }  // namespace
 }  // namespace umsim::sim

@@ -1,0 +1,155 @@
+// The short path of a VA block service whose faulted pages all simply migrate
+// from host memory (or are populated) to the faulting GPU: every fault of a
+// page-granular replay over a large footprint, where a block gets one or a
+// few of a batch's scattered faults. service_block handles any set of pages,
+// placements, prefetch and thrashing policies through 512-page masks; these
+// pages need none of that: the same arithmetic over the list of pages, with
+// the copy runs summed in place instead of through copy batches (measured
+// with callgrind on //bench:zipf_cache_bench and //bench:sim_replay_bench).
+// It applies only where the result is identical by construction (see the
+// conditions). The same page loop moves a fault service's migrations (with a
+// prefetch policy's pages) when they all come from host memory or nowhere.
+#include <algorithm>
+
+#include "sim/engine.h"
+#include "sim/page_mask_iteration.h"
+
+namespace umsim::sim {
+
+bool Engine::short_path_applies() const {
+  // No prefetch policy (it could add pages), no thrashing policy (throttles,
+  // pins and remote mappings come only from it), no migration policy of its
+  // own, and the NVIDIA-like driver: no fault window, one memory per processor.
+  return !prefetch_ && !thrashing_ && !decide_callbacks_ && !vendor_.single_memory_pool &&
+         vendor_.gpu_fault_window_pages <= 1;
+}
+
+// move_pages for pages (ascending) of one block that are in host memory or
+// nowhere, to a GPU; their flags `cleared` are cleared on the way.
+[[gnu::always_inline]] inline Nanos Engine::move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block,
+                                                            const std::uint32_t* pages, std::uint32_t n,
+                                                            std::uint8_t cleared, Processor dest, Nanos ready) {
+  Nanos t = ready;  // evictions to make room happen first, synchronously
+  const int g = dest.gpu_index();
+  GpuState& gpu = gpus_[static_cast<std::size_t>(g)];
+  const ProcessorMask dbit = processor_bit(dest);
+  const std::uint64_t base = block * kPagesPerBlock;
+  PageMask& resident = a.gpu_resident[static_cast<std::size_t>(g)][block];
+  // The host's copies are read in contiguous runs, as one copy operation on
+  // the GPU's host-to-device engines (add_copy's sum for one batch).
+  Bytes run = 0, copied = 0;
+  Nanos busy = 0;
+  std::uint64_t run_end = 0, zero_filled = 0;
+  auto end_run = [&] {
+    copied += run;
+    busy += run_ns_h2d_[run / kPageSize];
+    run = 0;
+  };
+  // Each chunk found stays for the call: it is held busy while a later page
+  // may still need a chunk (and so evict), as move_pages holds it.
+  const std::uint64_t last_region = (base + pages[n - 1]) >> chunk_shift_;
+  std::uint64_t region = ~std::uint64_t{0};
+  std::uint32_t chunk = kNoSlot;
+  PhysicalChunk* c = nullptr;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t i = pages[k];
+    const std::uint64_t page = base + i;
+    if ((page >> chunk_shift_) != region) {
+      region = page >> chunk_shift_;
+      chunk = chunk_for(slot, a, g, page, t, /*hold=*/region != last_region);
+      c = &gpu.memory.chunk(chunk);
+    }
+    PageState& st = a.pages[page];
+    st.flags &= static_cast<std::uint8_t>(~cleared);
+    if (st.copies) {  // the host's copy is read; otherwise zero-filled at the destination
+      if (run && page != run_end) end_run();
+      run += kPageSize;
+      run_end = page + 1;
+    } else {
+      if (run) end_run();
+      a.mark_populated(page);
+      ++zero_filled;
+    }
+    st.copies = dbit;
+    st.mapped = mappings_for(a, st);
+    if (c->resident++ == 0 && !c->fresh)
+      eviction_->on_chunk_residency_changed(ChunkInfo{g, chunk, slot, c->first_page}, true, t);
+    c->fresh = false;
+    set_mask_word(resident, i / 64, mask_word(resident, i / 64) | std::uint64_t{1} << (i % 64));
+  }
+  if (run) end_run();
+  if (!busy_chunks_.empty()) clear_busy_chunks();
+  Nanos done = t;
+  if (copied) {  // as issue_copies does for a CPU-to-GPU batch
+    done = std::max(t, gpu.h2d.schedule(t, profile_.h2d.latency_ns + busy));
+    counters().bytes_h2d += copied;
+  }
+  // The GPU zero-fills the pages it populates (in parallel with the copies).
+  if (const Nanos fill = profile_.zero_fill_ns(zero_filled); fill > 0) done = std::max(done, t + fill);
+  return done;
+}
+
+// Inlined into its two callers below: service_page's single page folds the loops away.
+[[gnu::always_inline]] inline bool Engine::try_service_short(AllocSlot slot, std::uint64_t block,
+                                                             const std::uint32_t* pages, std::uint32_t n) {
+  if (!short_path_) return false;
+  Allocation& a = allocs_[slot];
+  const std::uint64_t base = block * kPagesPerBlock;
+  PageState* const block_pages = a.pages.data() + base;
+  // Unadvised and nowhere but in host memory (or nowhere yet): the driver's
+  // default migrates each to the requester, whatever the access type.
+  std::uint32_t copied = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const PageState& st = block_pages[pages[k]];
+    if (st.advised() || (st.copies != 0 && st.copies != kCpuBit)) return false;
+    copied += st.copies != 0;
+  }
+  BlockState& bs = a.blocks[block];
+  const Processor requester = Processor::gpu(kernel_.gpu);
+  Nanos& now = kernel_.now;
+  if (bs.throttle_until > now) now = bs.throttle_until;
+  // A block with nothing to copy is only populated (service_block's block cost).
+  now += (copied == 0 ? profile_.populate_block_ns() : profile_.fault_va_block_ns) + profile_.fault_page_ns * n;
+  kernel_counters_.gpu_fault_pages += n;
+  if (bs.last_destination == requester.code) bs.fault_migrations += n;
+  else bs.fault_migrations = n, bs.last_destination = requester.code;
+  // The fault-buffer flags go, and an expired thrashing pin (as service_block clears them).
+  const auto cleared =
+      static_cast<std::uint8_t>(kInFaultBuffer | kFaultWrite | (bs.pin_until <= now ? kPinned : 0));
+  if (profile_.fault_migrated_page_ns != 0) now += static_cast<Nanos>(copied) * profile_.fault_migrated_page_ns;
+  now = move_host_pages(slot, a, block, pages, n, cleared, requester, now);
+  return true;
+}
+
+Nanos Engine::migrate_block_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest,
+                                  Nanos ready) {
+  Allocation& a = allocs_[slot];
+  if (dest.is_gpu()) {
+    // The pages in address order, while each is in host memory or nowhere.
+    std::uint32_t list[kPagesPerBlock];
+    std::uint32_t n = 0;
+    const PageState* const block_pages = a.pages.data() + block * kPagesPerBlock;
+    const std::uint32_t in_block = a.pages_in_block(block);
+    bool from_host = true;
+    for_each_page(pages, [&](std::uint32_t i) {
+      if (i >= in_block || (block_pages[i].copies & ~kCpuBit)) return from_host = false;
+      list[n++] = i;
+      return true;
+    });
+    if (from_host && n) return move_host_pages(slot, a, block, list, n, 0, dest, ready);
+  }
+  return move_pages(slot, block, pages, dest, false, ready);
+}
+
+void Engine::service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) {
+  if (try_service_short(slot, block, &i, 1)) return;
+  PageMask faulted;
+  faulted.set(i);
+  service_block(slot, block, faulted, 1);
+}
+
+bool Engine::service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n) {
+  return try_service_short(slot, block, pages, n);
+}
+
+}  // namespace umsim::sim
