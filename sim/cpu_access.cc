@@ -68,6 +68,11 @@ void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, Access
   const std::uint64_t block = page / kPagesPerBlock;
   const std::uint64_t base = block * kPagesPerBlock;
   BlockState& bs = a.blocks[block];
+  if (thrashing_) {
+    PageMask faulted;
+    faulted.set(page - base);
+    thrashing_hint(slot, block, faulted, Processor::cpu(), host_now_);
+  }
   if (bs.throttle_until > host_now_) host_now_ = bs.throttle_until;  // thrashing throttle: the CPU sleeps
   PageState& st = a.pages[page];
   const Processor cpu = Processor::cpu();

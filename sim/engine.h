@@ -295,8 +295,22 @@ class Engine {
   // large footprint).
   Nanos migrate_block_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest,
                             Nanos ready);
+  // thrashing_response.cc: the thrashing policy's hint before a block's
+  // faulted pages are placed, and its detection after pages migrated; both
+  // apply the policy's response to the block.
+  void thrashing_hint(AllocSlot slot, std::uint64_t block, const PageMask& faulted, Processor requester, Nanos now);
   void notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
                         Processor to, MigrationCause cause, Processor requester, Nanos& now);
+  void apply_thrashing_response(AllocSlot slot, std::uint64_t block, const ThrashingResponse& r,
+                                Processor requester, Nanos now);
+  // Where a pinned page stays: where it is resident, or, in the fault service
+  // whose hint pins it, the hint's pin location.
+  Processor pin_location(AllocSlot slot, std::uint64_t page, const PageState& st) const {
+    if (pinning_.active && pinning_.slot == slot && pinning_.block == page / kPagesPerBlock &&
+        pinning_.pages.test(page % kPagesPerBlock))
+      return pinning_.to;
+    return first_processor(st.copies);
+  }
   bool accessible(Processor requester, Processor location) const;
 
   // migration.cc: moving pages, chunks, eviction
@@ -453,6 +467,15 @@ class Engine {
   bool recency_hits_ = false;  // the same, but for one recency list move (recency_touch_)
   unsigned access_unit_shift_ = 12;               // log2(profile gpu.access_unit)
   const trace::Event* access_event_ = nullptr;    // the GPU access being replayed (for remote touches)
+  // The pin a thrashing hint gave the block being serviced (pin_location()).
+  struct Pinning {
+    bool active = false;
+    AllocSlot slot = 0;
+    std::uint64_t block = 0;
+    PageMask pages;
+    Processor to;
+  } pinning_;
+  RangeCursor* range_cursor_ = nullptr;           // set: the range access replays in parts (stream_scheduler.cc)
   void update_plain_hits() {
     const bool settled = latest_ready_ <= kernel_.now;
     plain_hits_ = settled && !eviction_access_callbacks_;

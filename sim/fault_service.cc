@@ -148,10 +148,11 @@ MigrationDecision Engine::decide(AllocSlot slot, std::uint64_t page, const PageS
                                  AccessType type, const BlockState& bs, Nanos now) {
   MigrationDecision d = driver_default(st, requester, type);
   // Thrashing responses in force override the default.
-  if ((st.flags & kPinned) && bs.pin_until > now && bs.pin_to >= 0 && bs.pin_to != requester.code &&
-      st.copies != 0 && accessible(requester, Processor{bs.pin_to}))
-    d = {Placement::kMapRemote, Processor{bs.pin_to}};
-  else if (bs.map_remote_until > now && (bs.map_remote_mask & processor_bit(requester)) && st.copies != 0 &&
+  if ((st.flags & kPinned) && bs.pin_until > now && st.copies != 0) {
+    // A pinned page stays where it is; the service that pins it takes it to the pin.
+    const Processor at = pin_location(slot, page, st);
+    if (!(at == requester) && accessible(requester, at)) d = {Placement::kMapRemote, at};
+  } else if (bs.map_remote_until > now && (bs.map_remote_mask & processor_bit(requester)) && st.copies != 0 &&
            !(st.copies & processor_bit(requester)) && accessible(requester, first_processor(st.copies)))
     d = {Placement::kMapRemote, first_processor(st.copies)};
   if (decide_callbacks_) {
@@ -183,11 +184,11 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   req.resident_anywhere = a.populated[block];
   // The allocation keeps each block's resident pages per GPU: no page or chunk walk.
   if (dest.is_gpu()) req.resident_on_destination = a.gpu_resident[static_cast<std::size_t>(dest.gpu_index())][block];
-  if (dest.is_cpu() || (bs.pin_until > now && bs.pin_to != dest.code)) {
+  if (dest.is_cpu() || bs.pin_until > now) {
     for (std::uint32_t i = 0; i < req.pages_in_block; ++i) {
       const PageState& st = a.pages[base + i];
       if (dest.is_cpu() && (st.copies & dbit)) req.resident_on_destination.set(i);
-      if ((st.flags & kPinned) && bs.pin_until > now && bs.pin_to != dest.code) req.excluded.set(i);
+      if ((st.flags & kPinned) && bs.pin_until > now) req.excluded.set(i);  // the prefetcher leaves pins alone
       if (dest.is_cpu() && (st.mapped & kCpuBit)) req.excluded.set(i);
     }
   }
@@ -231,48 +232,6 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   }
 }
 
-void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
-                              Processor to, MigrationCause cause, Processor requester, Nanos& now) {
-  if (!thrashing_ || pages.none()) return;
-  Allocation& a = allocs_[slot];
-  BlockState& bs = a.blocks[block];
-  const std::uint64_t base = block * kPagesPerBlock;
-  const std::size_t first = pages._Find_first();
-  MigrationNotice n;
-  n.alloc = slot;
-  n.block = block;
-  n.pages = pages;
-  n.from = from;
-  n.to = to;
-  n.cause = cause;
-  n.preferred = a.pages[base + first].preferred >= 0 ? Processor{a.pages[base + first].preferred} : Processor::none();
-  n.now = now;
-  const ThrashingResponse r = thrashing_->on_migration(n);
-  Counters& c = counters();
-  if (r.thrashing.any()) c.thrashing_events += r.thrashing.count();  // count() is a libgcc call per word
-  switch (r.action) {
-    case ThrashingAction::kNone:
-      break;
-    case ThrashingAction::kThrottle:
-      bs.throttle_until = std::max(bs.throttle_until, now + r.throttle_ns);
-      ++c.throttles;
-      break;
-    case ThrashingAction::kPin:
-      if (r.pin_to.is_none() || r.pin_to.code > profile_.gpus)
-        throw SimulationError("the thrashing policy pinned pages to a processor that does not exist");
-      for_each_page(r.thrashing, [&](std::uint32_t i) {
-        if (base + i < a.page_count) a.pages[base + i].flags |= kPinned;
-      });
-      bs.pin_to = r.pin_to.code;
-      bs.pin_until = r.until;
-      break;
-    case ThrashingAction::kMapRemote:
-      bs.map_remote_until = r.until;
-      bs.map_remote_mask |= processor_bit(requester);
-      break;
-  }
-}
-
 void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique) {
   Allocation& a = allocs_[slot];
   BlockState& bs = a.blocks[block];
@@ -280,6 +239,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   const Processor requester = Processor::gpu(kernel_.gpu);
   const ProcessorMask rbit = processor_bit(requester);
   Nanos& now = kernel_.now;
+  if (thrashing_) thrashing_hint(slot, block, faulted, requester, now);
   if (bs.throttle_until > now) now = bs.throttle_until;  // thrashing throttle holds the faults back
   // The per-block cost depends on what the service does: a block whose
   // faulted pages are resident nowhere is only populated on the GPU (no CPU

@@ -7,6 +7,12 @@
 
 namespace umsim::sim {
 
+namespace {
+// Touches of a range access replayed per part while other streams run beside
+// its kernel (a lane step at the calibrated 32 lanes).
+constexpr std::uint64_t kPartTouches = 32;
+}  // namespace
+
 using trace::AccessType;
 using trace::Event;
 
@@ -93,7 +99,8 @@ void Engine::gpu_access_general(const Event& e) {
   // flight and no eviction callbacks (resident range records): its touches
   // change nothing but counters and dirty bits, so the order of the lanes does
   // not matter and the pages are counted in two tight passes.
-  if (contiguous && latest_ready_ <= kernel_.now && !eviction_access_callbacks_) {
+  RangeCursor* const cursor = range_cursor_;
+  if (contiguous && latest_ready_ <= kernel_.now && !eviction_access_callbacks_ && (!cursor || !cursor->started())) {
     // Reduced over the whole range without a branch per page: a read hits
     // where every page holds a copy here, a write where each is the sole copy.
     PageState* const range = pages + first;
@@ -125,16 +132,40 @@ void Engine::gpu_access_general(const Event& e) {
     }
   }
   const std::uint64_t lanes = std::min<std::uint64_t>(profile_.gpu_access_lanes, n);
-  for (std::uint64_t pass = 0; pass < count; ++pass) {
-    if (lanes <= 1) {
-      for (std::uint64_t i = 0; i < n; ++i) visit(page_of(i));
-      continue;
+  if (cursor && !cursor->whole) {
+    // One part: whole lane steps (one touch per slice each), at least
+    // kPartTouches touches, then back to the scheduler.
+    const std::uint64_t width = std::max<std::uint64_t>(lanes, 1);
+    const std::uint64_t slice = (n + width - 1) / width;
+    std::uint64_t touches = 0;
+    while (cursor->pass < count && touches < kPartTouches) {
+      for (std::uint64_t i = cursor->step; i < n; i += slice, ++touches) visit(page_of(i));
+      if (++cursor->step == slice) cursor->step = 0, ++cursor->pass;
     }
-    // Interleaved slices (profile gpu.access_lanes): step k visits the k-th
-    // touch of every slice.
-    const std::uint64_t slice = (n + lanes - 1) / lanes;
-    for (std::uint64_t k = 0; k < slice; ++k)
-      for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
+    if (cursor->pass < count) {
+      cursor->more = true;
+      update_plain_hits();
+      return;
+    }
+  } else if (cursor && cursor->started()) {
+    // The rest at once, from where the parts left it.
+    const std::uint64_t width = std::max<std::uint64_t>(lanes, 1);
+    const std::uint64_t slice = (n + width - 1) / width;
+    for (; cursor->pass < count; cursor->step = 0, ++cursor->pass)
+      for (std::uint64_t k = cursor->step; k < slice; ++k)
+        for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
+  } else {
+    for (std::uint64_t pass = 0; pass < count; ++pass) {
+      if (lanes <= 1) {
+        for (std::uint64_t i = 0; i < n; ++i) visit(page_of(i));
+        continue;
+      }
+      // Interleaved slices (profile gpu.access_lanes): step k visits the k-th
+      // touch of every slice.
+      const std::uint64_t slice = (n + lanes - 1) / lanes;
+      for (std::uint64_t k = 0; k < slice; ++k)
+        for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
+    }
   }
   // Counted once the touches are done: a fault service in the middle of this
   // range charges remote placements the mean touch of what came before.

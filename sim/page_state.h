@@ -17,7 +17,7 @@ enum PageFlag : std::uint8_t {
   kReadMostly = 1 << 1,     // ReadMostly advice
   kInFaultBuffer = 1 << 2,  // a GPU fault on the page waits in the fault buffer
   kFaultWrite = 1 << 3,     // ... and one of its entries writes (coalesced access type)
-  kPinned = 1 << 4,         // pinned by the thrashing policy (see BlockState::pin_*)
+  kPinned = 1 << 4,         // pinned by the thrashing policy where it is resident (until BlockState::pin_until)
   kPolicyDuplicate = 1 << 5,  // a migration policy made read-only duplicates (without ReadMostly advice)
 };
 
@@ -42,7 +42,6 @@ struct BlockState {
   Nanos map_remote_until = 0;    // thrashing map-remote expiry
   std::uint32_t fault_migrations = 0;  // consecutive faulted pages migrated to last_destination
   std::int16_t last_destination = -1;
-  std::int16_t pin_to = -1;
   ProcessorMask map_remote_mask = 0;   // processors that map remotely instead of migrating
 };
 

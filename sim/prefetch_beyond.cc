@@ -33,8 +33,8 @@ void Engine::prefetch_beyond(const PrefetchRequest& request, Nanos& now) {
     Bytes prefetched = 0;
     for (std::size_t i = pages._Find_first(); i < kPagesPerBlock; i = pages._Find_next(i)) {
       const PageState& st = a.pages[base + i];
-      const bool pinned_elsewhere = (st.flags & kPinned) && bs.pin_until > now && bs.pin_to != dest.code;
-      if ((st.copies & dbit) || (st.flags & kInFaultBuffer) || st.advised() || pinned_elsewhere) {
+      const bool pinned = (st.flags & kPinned) && bs.pin_until > now;
+      if ((st.copies & dbit) || (st.flags & kInFaultBuffer) || st.advised() || pinned) {
         pages.reset(i);
         continue;
       }

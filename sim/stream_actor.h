@@ -35,6 +35,18 @@ struct KernelState {
   std::uint64_t remote_touched_units = 0;
 };
 
+// Where a kernel's range access stands while it replays in parts (streams on
+// one timeline: a range access of a kernel with other streams beside it
+// advances a few lane steps at a time, so that kernels running together
+// interleave their touches).
+struct RangeCursor {
+  std::uint64_t pass = 0;  // passes done (the access's count)
+  std::uint64_t step = 0;  // lane steps done in this pass
+  bool whole = false;      // set by the scheduler: replay the rest at once
+  bool more = false;       // set by the replay: parts remain
+  bool started() const { return pass != 0 || step != 0; }
+};
+
 enum class StreamWorkKind : std::uint8_t { kKernel, kPrefetch, kRecord, kWait };
 
 struct StreamWork {
@@ -45,6 +57,7 @@ struct StreamWork {
   // kernel_end was read; their place in Result::kernels (launch order).
   std::uint64_t first = 0, end = 0;
   bool closed = false;
+  RangeCursor cursor;  // the access at `first`, while it replays in parts
   std::size_t result_index = 0;
   // Waits: the issue order of the record they wait for (0: none pending).
   std::uint64_t record = 0;

@@ -206,8 +206,23 @@ void Engine::step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool l
         const Nanos t = kernel_.now + static_cast<Nanos>(static_cast<double>(access_seq_ - kernel_first_seq_) * ns);
         if (t > limit || (t == limit && w.order > limit_order)) break;
       }
-      const Event& e = window_[w.first++ - window_base_];
-      kernel_access(e);
+      const Event& e = window_[w.first - window_base_];
+      // With other streams beside it, a range access replays a few lane steps
+      // at a time, checking the time between parts, so that kernels running
+      // together interleave their touches (a read-modify-write stays whole:
+      // its store follows its loads).
+      if ((limited || w.cursor.started()) && e.op != static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) {
+        w.cursor.whole = !limited;
+        w.cursor.more = false;
+        range_cursor_ = &w.cursor;
+        kernel_access(e);
+        range_cursor_ = nullptr;
+        if (w.cursor.more) continue;
+        w.cursor = RangeCursor{};
+      } else {
+        kernel_access(e);
+      }
+      ++w.first;
     }
     if (w.first == w.end && w.closed && !limited) finish_kernel(a);  // alone: no one to yield to
     return;

@@ -1,10 +1,15 @@
-// Thrashing decision point. Call timing: after every fault-, prefetch- or
-// access-counter-driven migration of pages of a VA block to a processor (not
-// for explicit prefetch hints or eviction). The response applies to the pages
-// listed in `thrashing` and is enforced by the engine: throttle stalls the
-// requester before its next fault on those pages is serviced; pin keeps the
-// pages resident at `pin_to` (others map remotely) until `until`; map_remote
-// maps the requester remotely instead of migrating.
+// Thrashing detection and mitigation, at two points of a fault service:
+// - on_fault: before the engine places a VA block's faulted pages (the
+//   driver's uvm_perf_thrashing_get_hint). The response applies to this
+//   service, to the pages listed in `thrashing`: throttle holds the requester's
+//   service back until the throttle ends; pin keeps the pages resident at
+//   `pin_to` until `until` (the requester migrates them there if it is
+//   `pin_to`, maps them remotely otherwise); map_remote maps the requester
+//   remotely instead of migrating.
+// - on_migration: after every fault-, prefetch- or access-counter-driven
+//   migration of pages of a VA block to a processor (not for explicit prefetch
+//   hints or eviction): detection (the driver's thrashing_event_cb). A response
+//   returned here applies from the requester's next fault on those pages.
 #pragma once
 
 #include "sim/policy_hooks.h"
@@ -37,8 +42,20 @@ struct ThrashingResponse {
   PageMask detected;
 };
 
+// A fault service about to place a block's faulted pages.
+struct FaultNotice {
+  AllocSlot alloc = 0;
+  std::uint64_t block = 0;
+  PageMask pages;          // the faulted pages
+  Processor requester;
+  Processor resident;      // where the first of them is resident (none if nowhere yet)
+  Processor preferred;     // block's preferred location, none if unset
+  Nanos now = 0;
+};
+
 class ThrashingPolicy : public PolicyHooks {
  public:
+  virtual ThrashingResponse on_fault(const FaultNotice& /*notice*/) { return {}; }
   virtual ThrashingResponse on_migration(const MigrationNotice& notice) = 0;
   // Pages of the block currently considered thrashing (for prefetch exclusion).
   virtual void thrashing_pages(AllocSlot /*alloc*/, std::uint64_t /*block*/, Nanos /*now*/,

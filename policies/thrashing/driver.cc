@@ -1,14 +1,16 @@
 // The NVIDIA driver's thrashing detection and mitigation (uvm_perf_thrashing.c).
 //
-// Detection, on every fault/prefetch/access-counter migration of a block's pages:
-// per-page state exists only once two consecutive migrations of the block went to
-// different processors within one lapse (500 us). A page migrated again within a
-// lapse of its previous migration counts one more thrashing event; at `threshold`
-// (3) events it is thrashing. A thrashing page quiet for more than a lapse is reset
-// on its next migration; a block with no thrashing event for an epoch (2000
-// lapses) is reset, at most `max_resets` (4) times.
+// Detection (on_migration), on every fault/prefetch/access-counter migration of
+// a block's pages: per-page state exists only once two consecutive migrations
+// of the block went to different processors within one lapse (500 us). A page
+// migrated again within a lapse of its previous migration counts one more
+// thrashing event; at `threshold` (3) events it is thrashing. A thrashing page
+// quiet for more than a lapse is reset on its next migration; a block with no
+// thrashing event for an epoch (2000 lapses) is reset, at most `max_resets` (4)
+// times.
 //
-// Mitigation, the driver's hint for the requesting processor:
+// Mitigation (on_fault), the driver's hint for the requesting processor, before
+// the fault is serviced:
 //   - pin at the preferred location if every thrashing processor can access it;
 //   - pin where the page is if all thrashing processors have fast access there
 //     (NVLink + native atomics: `fast_links` for every processor, off on PCIe
@@ -18,9 +20,14 @@
 //     spared (alternating), the others are throttled; once a page has been
 //     throttled `pin_threshold` (10) times, the spared processor pins it locally
 //     and the others map it remotely; pins expire after `pin` lapses (150 ms).
-// The engine calls this after the migration, so a decision applies to the
-// requester's next fault on those pages (the driver decides before servicing the
-// fault): the state machine is the driver's, evaluated one fault later.
+//
+// The adaptive lapse (adjust_thrashing_lapse): every hint on a thrashing page
+// votes +1 when the page's last event is at least a lapse old, -1 otherwise; at
+// +32 votes the lapse grows by an eighth (at most 50 ms per step, up to 500 ms)
+// and the vote halves. The driver adapts only its default lapse (500 us), so a
+// `lapse` set to anything else stays fixed. Nap, epoch and pin durations are
+// multiples of the initial lapse, as in the driver.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -67,12 +74,23 @@ struct BlockState {
 
 enum class Hint { kNone, kThrottle, kPin };
 
+constexpr sim::Nanos kDefaultLapseNs = 500'000;          // UVM_PERF_THRASHING_LAPSE_USEC_DEFAULT
+constexpr sim::Nanos kMaxLapseNs = kDefaultLapseNs * 1000;  // UVM_PERF_THRASHING_LAPSE_USEC_MAX
+constexpr sim::Nanos kMinLapseNs = kDefaultLapseNs / 100;   // UVM_PERF_THRASHING_LAPSE_USEC_MIN
+constexpr std::int64_t kLapseVoteThreshold = 32;
+
+// Time from `then` to `now`. The engine's processors keep their own clocks
+// (each GPU's kernels, the host), so a migration may carry an earlier time than
+// the one before it: for the lapse, it happened at the same time.
+sim::Nanos since(sim::Nanos now, sim::Nanos then) { return now > then ? now - then : 0; }
+
 class DriverThrashing final : public sim::ThrashingPolicy {
  public:
   explicit DriverThrashing(const Params& p)
       : threshold_(p.get_int("threshold")),
         pin_threshold_(p.get_int("pin_threshold")),
         lapse_ns_(p.get_duration_ns("lapse")),
+        adaptive_lapse_(lapse_ns_ == kDefaultLapseNs),
         nap_ns_(lapse_ns_ * static_cast<std::uint64_t>(p.get_int("nap"))),
         epoch_ns_(lapse_ns_ * static_cast<std::uint64_t>(p.get_int("epoch"))),
         pin_ns_(lapse_ns_ * static_cast<std::uint64_t>(p.get_int("pin"))),
@@ -106,34 +124,34 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     if (alloc < blocks_.size() && block < blocks_[alloc].size()) out |= blocks_[alloc][block].thrashing;
   }
 
+  sim::ThrashingResponse on_fault(const sim::FaultNotice& n) override {
+    if (n.alloc >= blocks_.size() || n.block >= blocks_[n.alloc].size()) return {};
+    BlockState& b = blocks_[n.alloc][n.block];
+    if (!b.pages) return {};  // no page state: no thrashing, no pins
+    const PageWords faulted = PageWords::of(n.pages);
+    expire_pins(b, faulted, n.now);
+    return decide(b, n, faulted);
+  }
+
   sim::ThrashingResponse on_migration(const sim::MigrationNotice& n) override {
     BlockState& b = block(n.alloc, n.block);
     const sim::Nanos stamp = n.now + 1;
-    // A block without per-page state has no pins, no thrashing pages and no
-    // hint to give: unless this migration starts tracking its pages, it only
-    // notes when and where the block last went (the common case of a
-    // fault-heavy replay, with none of the masks below).
+    // A block without per-page state has no pins and no thrashing pages:
+    // unless this migration starts tracking its pages, it only notes when and
+    // where the block last went (the common case of a fault-heavy replay, with
+    // none of the masks below).
     if (!b.pages && !potential_thrashing(b, n.to, stamp)) {
-      b.last_stamp = stamp;
+      b.last_stamp = std::max(stamp, b.last_stamp);
       b.last_processor = n.to;
       return {};
     }
     const PageWords moved = PageWords::of(n.pages);
-
-    // Pins whose time is up end as the driver's unpin timer would end them.
-    if (b.pages) moved.for_each([&](std::uint32_t i) {
-      PageState& s = b.pages[i];
-      if (s.pinned && pin_ns_ > 0 && n.now >= s.pin_deadline) reset_page(b, i);
-    });
-
-    // The driver's decision for the requester, from the state before this migration.
-    sim::ThrashingResponse response = decide(b, n, moved);
-
+    expire_pins(b, moved, n.now);
     const sim::PageMask before = b.thrashing;
     detect(b, n, moved, stamp);
+    sim::ThrashingResponse response;
     response.detected = b.thrashing & ~before;
-    // With no action, report only the pages that became thrashing now (the engine counts them).
-    if (response.action == sim::ThrashingAction::kNone) response.thrashing = response.detected;
+    response.thrashing = response.detected;  // no action: the pages that became thrashing now
     return response;
   }
 
@@ -143,6 +161,24 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     auto& v = blocks_[alloc];
     if (v.size() <= index) v.resize(index + 1);
     return v[index];
+  }
+
+  // Pins whose time is up end as the driver's unpin timer would end them.
+  void expire_pins(BlockState& b, const PageWords& pages, sim::Nanos now) {
+    if (b.pages && pin_ns_ > 0) pages.for_each([&](std::uint32_t i) {
+      PageState& s = b.pages[i];
+      if (s.pinned && now >= s.pin_deadline) reset_page(b, i);
+    });
+  }
+
+  // adjust_thrashing_lapse: a vote per hint on a thrashing page.
+  void vote_on_lapse(sim::Nanos since_last_event) {
+    if (!adaptive_lapse_) return;
+    lapse_votes_ += since_last_event < lapse_ns_ ? -1 : 1;
+    if (lapse_votes_ < kLapseVoteThreshold) return;
+    if (lapse_ns_ < kMaxLapseNs) lapse_ns_ += std::min(lapse_ns_ / 8, kMaxLapseNs / 10);
+    else if (lapse_ns_ > kMinLapseNs) lapse_ns_ -= std::max(lapse_ns_ / 8, kMinLapseNs);
+    lapse_votes_ /= 2;
   }
 
   void reset_page(BlockState& b, std::uint32_t i) {
@@ -155,14 +191,14 @@ class DriverThrashing final : public sim::ThrashingPolicy {
   // Two consecutive migrations of a block without per-page state to different
   // processors within one lapse: its pages are tracked from now on.
   bool potential_thrashing(const BlockState& b, sim::Processor to, sim::Nanos stamp) const {
-    return b.last_stamp != 0 && !(b.last_processor == to) && stamp - b.last_stamp <= lapse_ns_;
+    return b.last_stamp != 0 && !(b.last_processor == to) && since(stamp, b.last_stamp) <= lapse_ns_;
   }
 
   // thrashing_event_cb: the detection half.
   void detect(BlockState& b, const sim::MigrationNotice& n, const PageWords& moved, sim::Nanos stamp) {
     if (!b.pages) {
       if (!potential_thrashing(b, n.to, stamp)) {
-        b.last_stamp = stamp;
+        b.last_stamp = std::max(stamp, b.last_stamp);
         b.last_processor = n.to;
         return;
       }
@@ -173,9 +209,9 @@ class DriverThrashing final : public sim::ThrashingPolicy {
       if (s.pinned) return;  // a pinned page moving to its pinned residency is not an event
       const sim::Nanos last = s.stamp;
       s.processors |= sim::processor_bit(n.to);
-      s.stamp = stamp;
+      s.stamp = std::max(stamp, last);
       if (last == 0) return;
-      if (stamp - last <= lapse_ns_) {
+      if (since(stamp, last) <= lapse_ns_) {
         if (s.events < 7) ++s.events;
         if (s.events == threshold_) b.thrashing.set(i);
         if (s.events >= threshold_) b.last_thrashing_stamp = stamp;
@@ -185,16 +221,15 @@ class DriverThrashing final : public sim::ThrashingPolicy {
         b.pages[i].stamp = stamp;
       }
     });
-    b.last_stamp = stamp;
+    b.last_stamp = std::max(stamp, b.last_stamp);
     b.last_processor = n.to;
   }
 
-  // uvm_perf_thrashing_get_hint for requester n.to, page by page, aggregated into one response.
-  sim::ThrashingResponse decide(BlockState& b, const sim::MigrationNotice& n, const PageWords& moved) {
+  // uvm_perf_thrashing_get_hint for the requester, page by page, aggregated into one response.
+  sim::ThrashingResponse decide(BlockState& b, const sim::FaultNotice& n, const PageWords& faulted) {
     sim::ThrashingResponse r;
-    if (!b.pages) return r;
     const sim::Nanos stamp = n.now + 1;
-    if (b.last_thrashing_stamp != 0 && stamp - b.last_thrashing_stamp > epoch_ns_ && b.pinned_count == 0 &&
+    if (b.last_thrashing_stamp != 0 && since(stamp, b.last_thrashing_stamp) > epoch_ns_ && b.pinned_count == 0 &&
         b.resets < max_resets_) {
       ++b.resets;
       b.pages.reset();
@@ -207,8 +242,8 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     PageWords throttled, pinned;
     sim::Nanos throttle_end = 0;
     sim::Processor pin_to = sim::Processor::none();
-    const sim::Processor req = n.to;
-    moved.for_each([&](std::uint32_t i) {
+    const sim::Processor req = n.requester;
+    faulted.for_each([&](std::uint32_t i) {
       PageState& s = b.pages[i];
       if (s.events < threshold_) return;
       Hint h = Hint::kNone;
@@ -230,10 +265,11 @@ class DriverThrashing final : public sim::ThrashingPolicy {
           }
         }
         if (!decided) {
-          if (stamp - s.stamp > lapse_ns_ && !s.pinned) return;  // no longer thrashing
+          vote_on_lapse(since(stamp, s.stamp));
+          if (since(stamp, s.stamp) > lapse_ns_ && !s.pinned) return;  // no longer thrashing
           s.processors |= bit;
           throttle_update(s, req, stamp);
-          const sim::Processor closest = n.from.is_none() ? req : n.from;
+          const sim::Processor closest = n.resident.is_none() ? req : n.resident;
           h = hint_for_migration_thrashing(s, req, n.preferred, closest, residency);
         }
       }
@@ -263,7 +299,7 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     });
     if (!pinned.none()) {
       r.action = forced_ == Forced::kMapRemote ? sim::ThrashingAction::kMapRemote : sim::ThrashingAction::kPin;
-      r.pin_to = forced_ == Forced::kMapRemote && !n.from.is_none() ? n.from : pin_to;
+      r.pin_to = forced_ == Forced::kMapRemote && !n.resident.is_none() ? n.resident : pin_to;
       r.until = pin_ns_ > 0 ? n.now + pin_ns_ : UINT64_MAX;
       r.thrashing = pinned.mask();
     } else if (!throttled.none()) {
@@ -350,7 +386,10 @@ class DriverThrashing final : public sim::ThrashingPolicy {
 
   std::int64_t threshold_;
   std::int64_t pin_threshold_;
-  sim::Nanos lapse_ns_, nap_ns_, epoch_ns_, pin_ns_;
+  sim::Nanos lapse_ns_;  // adapts (see the top of this file)
+  bool adaptive_lapse_;
+  std::int64_t lapse_votes_ = 0;
+  sim::Nanos nap_ns_, epoch_ns_, pin_ns_;
   std::int64_t max_resets_;
   Forced forced_;
   bool fast_links_, peer_fast_links_, peer_access_, cpu_maps_gpu_;

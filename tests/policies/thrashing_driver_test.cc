@@ -25,6 +25,26 @@ sim::MigrationNotice move(sim::PageMask pages, sim::Processor from, sim::Process
   return n;
 }
 
+// One fault service that migrates `pages` from `from` to `to` (the requester):
+// the policy's hint before it (its action), then its detection after the
+// migration (the pages that became thrashing), as one response.
+sim::ThrashingResponse fault_and_move(sim::ThrashingPolicy& p, const sim::MigrationNotice& n) {
+  sim::FaultNotice f;
+  f.alloc = n.alloc;
+  f.block = n.block;
+  f.pages = n.pages;
+  f.requester = n.to;
+  f.resident = n.from;
+  f.preferred = n.preferred;
+  f.now = n.now;
+  sim::ThrashingResponse r = p.on_fault(f);
+  const sim::ThrashingResponse d = p.on_migration(n);
+  r.detected = d.detected;
+  if (r.action == ThrashingAction::kNone) r.thrashing = d.thrashing;
+  EXPECT_EQ(d.action, ThrashingAction::kNone) << "the driver acts before a fault is serviced, not after";
+  return r;
+}
+
 // Page 0 ping-pongs between the GPU and the CPU every 100 us; returns the responses.
 std::vector<sim::ThrashingResponse> ping_pong(sim::ThrashingPolicy& p, int steps,
                                               sim::Processor preferred = sim::Processor::none()) {
@@ -32,7 +52,7 @@ std::vector<sim::ThrashingResponse> ping_pong(sim::ThrashingPolicy& p, int steps
   for (int i = 0; i < steps; ++i) {
     const sim::Processor to = i % 2 == 0 ? kGpu : kCpu;
     const sim::Processor from = i == 0 ? sim::Processor::none() : (i % 2 == 0 ? kCpu : kGpu);
-    out.push_back(p.on_migration(move(pages({0}), from, to, i * 100 * kUs, preferred)));
+    out.push_back(fault_and_move(p, move(pages({0}), from, to, i * 100 * kUs, preferred)));
   }
   return out;
 }
@@ -110,7 +130,7 @@ TEST(DriverThrashing, GpusOnFastPeerLinksPinInPlace) {
     for (int i = 0; i < 6; ++i) {
       const sim::Processor to = i % 2 == 0 ? g0 : g1;
       const sim::Processor from = i == 0 ? sim::Processor::none() : (i % 2 == 0 ? g1 : g0);
-      out.push_back(p->on_migration(move(pages({0}), from, to, i * 100 * kUs)));
+      out.push_back(fault_and_move(*p, move(pages({0}), from, to, i * 100 * kUs)));
     }
     return out;
   };
@@ -146,12 +166,12 @@ TEST(DriverThrashing, ForcedResponses) {
 TEST(DriverThrashing, NoThrashingWithoutFastPingPong) {
   // The same processor migrating again and again: the block never gets page state.
   auto same = make<sim::ThrashingPolicy>("driver");
-  for (int i = 0; i < 20; ++i) same->on_migration(move(pages({0}), kCpu, kGpu, i * 10 * kUs));
+  for (int i = 0; i < 20; ++i) fault_and_move(*same, move(pages({0}), kCpu, kGpu, i * 10 * kUs));
   EXPECT_TRUE(thrashing_now(*same).none());
   // Ping-pong slower than the lapse (600 us > 500 us): never thrashing.
   auto slow = make<sim::ThrashingPolicy>("driver");
   for (int i = 0; i < 20; ++i) {
-    const auto r = slow->on_migration(move(pages({0}), i % 2 ? kGpu : kCpu, i % 2 ? kCpu : kGpu, i * 600 * kUs));
+    const auto r = fault_and_move(*slow, move(pages({0}), i % 2 ? kGpu : kCpu, i % 2 ? kCpu : kGpu, i * 600 * kUs));
     EXPECT_EQ(r.action, ThrashingAction::kNone);
   }
   EXPECT_TRUE(thrashing_now(*slow).none());
@@ -167,7 +187,7 @@ TEST(DriverThrashing, EpochResetsTheBlock) {
   auto p = make<sim::ThrashingPolicy>("driver");
   ping_pong(*p, 5);
   ASSERT_TRUE(thrashing_now(*p).test(0));
-  const auto r = p->on_migration(move(pages({0}), kGpu, kCpu, 400 * kUs + 1'000'000 * kUs + 1));
+  const auto r = fault_and_move(*p, move(pages({0}), kGpu, kCpu, 400 * kUs + 1'000'000 * kUs + 1));
   EXPECT_EQ(r.action, ThrashingAction::kNone);
   EXPECT_TRUE(thrashing_now(*p).none());
 }
@@ -176,11 +196,55 @@ TEST(DriverThrashing, EpochResetsTheBlock) {
 TEST(DriverThrashing, PerPageState) {
   auto p = make<sim::ThrashingPolicy>("driver");
   ping_pong(*p, 5);
-  p->on_migration(move(pages({0, 7}), kGpu, kCpu, 500 * kUs));
+  fault_and_move(*p, move(pages({0, 7}), kGpu, kCpu, 500 * kUs));
   EXPECT_TRUE(thrashing_now(*p).test(0));
   EXPECT_FALSE(thrashing_now(*p).test(7));  // migrated once only
   EXPECT_THROW(make<sim::ThrashingPolicy>("driver:threshold=8"), PolicyError);
   EXPECT_THROW(make<sim::ThrashingPolicy>("driver:nap=0"), PolicyError);
+}
+
+// The adaptive lapse. Pages 0-31 of block 0 thrash (ping-pong every 100 us up to
+// 400 us); a fault on all 32 at 1,400 us, a millisecond after their last
+// migration, gives 32 votes for a longer lapse: 500 -> 562.5 us. A ping-pong
+// every 550 us (slower than the initial lapse) then makes block 1's page
+// thrashing by its fifth migration, where the same ping-pong leaves a policy
+// without those votes (or with a lapse set by hand, which never adapts) calm.
+TEST(DriverThrashing, ThirtyTwoLateFaultsOnThrashingPagesLengthenTheLapse) {
+  const sim::PageMask first32 = pages(0, 32);
+  auto ping_pong_block = [](sim::ThrashingPolicy& p, std::uint64_t block, const sim::PageMask& m, sim::Nanos start,
+                            sim::Nanos every, int steps) {
+    for (int i = 0; i < steps; ++i) {
+      sim::MigrationNotice n = move(m, i == 0 ? sim::Processor::none() : (i % 2 == 0 ? kCpu : kGpu),
+                                    i % 2 == 0 ? kGpu : kCpu, start + static_cast<sim::Nanos>(i) * every);
+      n.block = block;
+      fault_and_move(p, n);
+    }
+  };
+  auto thrashing_in = [](const sim::ThrashingPolicy& p, std::uint64_t block) {
+    sim::PageMask m;
+    p.thrashing_pages(0, block, 0, m);
+    return m;
+  };
+  auto run = [&](const char* spec, bool votes) {
+    auto p = make<sim::ThrashingPolicy>(spec);
+    p->on_allocation_created(0, 4 * 512);
+    ping_pong_block(*p, 0, first32, 0, 100 * kUs, 5);
+    EXPECT_EQ(thrashing_in(*p, 0).count(), 32u);
+    if (votes) {
+      sim::FaultNotice f;
+      f.pages = first32;
+      f.requester = kCpu;
+      f.resident = kGpu;
+      f.now = 1400 * kUs;
+      EXPECT_EQ(p->on_fault(f).action, ThrashingAction::kNone);  // a millisecond quiet: no longer thrashing
+    }
+    ping_pong_block(*p, 1, pages({0}), 2000 * kUs, 550 * kUs, 5);
+    return thrashing_in(*p, 1).test(0);
+  };
+  EXPECT_TRUE(run("driver", true));
+  EXPECT_FALSE(run("driver", false));
+  EXPECT_FALSE(run("driver:lapse=499us", true));
+  EXPECT_TRUE(run("driver:lapse=563us", false));  // the lengthened lapse, set by hand
 }
 
 TEST(NoThrashing, NeverResponds) {

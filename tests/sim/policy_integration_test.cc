@@ -199,6 +199,50 @@ TEST(ThrashingEnforcement, NoticeDescribesTheMigration) {
   EXPECT_TRUE(seen->last.pages.test(0));
 }
 
+// A thrashing policy whose hint, given before a fault is serviced, pins every
+// faulted page that is already resident somewhere to where it is.
+class PinWhereResident : public ThrashingPolicy {
+ public:
+  ThrashingResponse on_fault(const FaultNotice& n) override {
+    ++faults;
+    last = n;
+    ThrashingResponse r;
+    if (n.resident.is_none()) return r;
+    r.action = ThrashingAction::kPin;
+    r.pin_to = n.resident;
+    r.until = 1000_ms;
+    r.thrashing = n.pages;
+    return r;
+  }
+  ThrashingResponse on_migration(const MigrationNotice&) override {
+    ++migrations;
+    return {};
+  }
+  int faults = 0, migrations = 0;
+  FaultNotice last;
+};
+
+// The hint acts on the fault it is given for: the CPU wrote A, so the GPU's
+// first fault on it is answered "pinned on the CPU" and maps it remotely, with
+// no migration at all (the driver decides before servicing the fault).
+TEST(ThrashingEnforcement, AHintAppliesToTheFaultBeingServiced) {
+  EnginePolicies p;
+  auto policy = std::make_unique<PinWhereResident>();
+  PinWhereResident* seen = policy.get();
+  p.thrashing = std::move(policy);
+  Engine engine(options_for(round_profile()), std::move(p));
+  trace::MemoryTraceReader reader(
+      TraceBuilder().alloc("A", 4_KiB).cpu_write("A").kernel("k", 0, 0).read("A").end().sync().build());
+  const Result r = engine.run(reader);
+  EXPECT_EQ(seen->faults, 1);
+  EXPECT_EQ(seen->last.requester, Processor::gpu(0));
+  EXPECT_EQ(seen->last.resident, Processor::cpu());
+  EXPECT_TRUE(seen->last.pages.test(0));
+  EXPECT_EQ(seen->migrations, 0);
+  EXPECT_EQ(r.kernels[0].counters.bytes_h2d, 0u);
+  EXPECT_EQ(r.kernels[0].counters.remote_accesses, 1u);
+}
+
 // Broken policies are reported, not followed into a crash.
 class NoVictim : public EvictionPolicy {
  public:

@@ -58,6 +58,47 @@ TEST(StreamTimeline, ConcurrentKernelsShareTheGpusFaultBatch) {
   EXPECT_EQ(sequential.kernels[1].counters.fault_batches, 1u);
 }
 
+// With other streams beside it a range access replays a lane step (here, one
+// lane: 32 pages) at a time. Two kernels on two streams of one GPU start
+// together, after the CPU wrote their 2 x 64 pages (64 x (100 + 10) x 2 =
+// 14080), and each read the 64 pages of its own allocation; accesses take
+// 1000 ns each (4.096 GB/s), batches hold 64 faults. k1's first 32 touches put
+// it 32000 ahead, past k2, whose first 32 fill the batch: one service of 32
+// pages in each of two VA blocks, 10000 + 2 x (2000 + 32 x 100 + copy 1000 +
+// 32 x 4096 / 4) = 87936 after the start, for both. Their second halves fill
+// the second batch the same way (175872); each kernel ends after its 64
+// accesses: 239872 after its start. Replayed whole (each range at once), k1
+// would have serviced its 64 pages alone and ended at 84936 + 64000 = 148936
+// after the start, and k2's batch would have waited for that service
+// (169872 + 64000 = 233872).
+TEST(StreamTimeline, RangeAccessesOfConcurrentKernelsInterleaveByLaneSteps) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 256_KiB)
+                     .alloc("B", 256_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .kernel("k1", 0, 0, 1)
+                     .read("A")
+                     .end()
+                     .kernel("k2", 0, 0, 2)
+                     .read("B")
+                     .end()
+                     .sync()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.fault_batch_size = p.fault_concurrency = 64;
+  p.gpu_access_gbps = 4.096;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const ScopeResult& k : r.kernels) {
+    EXPECT_EQ(k.start_ns, 14080u);
+    EXPECT_EQ(k.counters.time_ns, 239872u);
+    EXPECT_EQ(k.counters.gpu_faults, 64u);
+  }
+  EXPECT_EQ(r.kernels[0].counters.fault_batches + r.kernels[1].counters.fault_batches, 2u);
+  EXPECT_EQ(r.total.time_ns, 14080u + 239872);
+}
+
 // Two GPUs fault on their own servicers at the same time: each kernel pays
 // its own batch (10000 + 2100 + copy 2024 = 14124 after its start at 220).
 TEST(StreamTimeline, GpusServiceTheirFaultsInParallel) {

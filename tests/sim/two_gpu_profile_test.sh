@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# profiles/h200x2-nvlink.toml is the calibrated single-GPU profile with two GPUs
-# and the two-GPU calibration's GPU-to-GPU values: exactly what
-# profiles/derive_h200x2.py writes (a recalibration that forgets to re-derive
-# it fails here). Without a fit the script falls back to published NVLink numbers.
+# profiles/h200x2-nvlink.toml is the calibrated single-GPU profile with two GPUs,
+# the two-GPU calibration's GPU-to-GPU values and the host part re-measured
+# from that calibration: exactly what profiles/derive_h200x2.sh writes (a
+# recalibration that forgets to re-derive it fails here). Without a fit
+# derive_h200x2.py falls back to published NVLink numbers.
 set -uo pipefail
-derive=$1 single=$2 fit=$3 two=$4
+derive=$1 single=$2 fit=$3 two=$4 wrapper=$5 umsim=$6
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 python3 "$derive" "$single" "$fit" >"$tmp/derived.toml" || { echo "FAIL: derive_h200x2.py failed"; exit 1; }
-diff -u "$two" "$tmp/derived.toml" ||
-  { echo "FAIL: $two is stale; run: python3 profiles/derive_h200x2.py $single $fit > $two"; exit 1; }
+"$wrapper" "$umsim" "$tmp/final.toml" || { echo "FAIL: derive_h200x2.sh failed"; exit 1; }
+diff -u "$two" "$tmp/final.toml" ||
+  { echo "FAIL: $two is stale; run: profiles/derive_h200x2.sh bazel-bin/tools/umsim"; exit 1; }
+grep -q '^# Host part re-measured on the two-GPU machine' "$two" || { echo "FAIL: no note of the host part"; exit 1; }
 grep -q '^count = 2$' "$tmp/derived.toml" || { echo "FAIL: no 'count = 2'"; exit 1; }
 grep -q '^peer_va_block_cost = ' "$tmp/derived.toml" || { echo "FAIL: no prefetch.peer_va_block_cost"; exit 1; }
 python3 "$derive" "$single" >"$tmp/published.toml" || { echo "FAIL: published mode"; exit 1; }
