@@ -5,6 +5,7 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include "hip_backend/calibration_traces.h"
 #include "traces/memory_trace_reader.h"
@@ -13,9 +14,10 @@
 
 int main(int argc, char** argv) {
   using namespace umsim;
-  if (argc != 2) {
+  // An option is not a directory name: `--help` once left a folder of that name.
+  if (argc != 2 || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: calibration_traces OUT_DIR\n");
-    return 2;
+    return argc == 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") ? 0 : 2;
   }
   try {
     const std::filesystem::path dir = argv[1];

@@ -38,6 +38,12 @@ grep -q "usage: tune_profile.py PROFILE.toml UMSIM_BINARY CALIBRATION_TRACES_TOO
 # Every microbenchmark of every committed calibration session has its trace
 # among those calibration_traces_tool writes (the tuner replays exactly those).
 "$tool" "$tmp/traces" || { echo "FAIL: calibration_traces_tool"; exit 1; }
+# An option is not taken for the output folder.
+abs_tool=$(realpath "$tool")
+(cd "$tmp" && "$abs_tool" --help >out 2>&1) || { echo "FAIL: --help exits non-zero"; exit 1; }
+grep -q "usage: calibration_traces OUT_DIR" "$tmp/out" || { echo "FAIL: --help prints no usage"; exit 1; }
+[[ -e $tmp/--help ]] && { echo "FAIL: --help made a folder"; exit 1; }
+(cd "$tmp" && "$abs_tool" -x >/dev/null 2>&1) && { echo "FAIL: an unknown option exits 0"; exit 1; }
 cat >"$tmp/cover.py" <<'PY'
 import importlib.util, json, os, sys
 spec = importlib.util.spec_from_file_location("tune_profile", sys.argv[1])
