@@ -20,6 +20,7 @@ struct Allocation {
   Processor home;                 // device allocations: their GPU
   ProcessorMask always_mapped = 0;  // mappings never removed (zero-copy kinds, XNACK-off managed)
   bool live = true;
+  bool read_mostly_advised = false;  // some page was advised ReadMostly (its flag may since be unset)
 
   std::vector<PageState> pages;
   std::vector<BlockState> blocks;

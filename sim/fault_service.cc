@@ -222,7 +222,7 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
                               mask_word(req.resident_on_destination, w));
     if (x == 0) continue;
     std::uint64_t dup = 0;
-    if (vendor_.read_mostly_duplicates)
+    if (vendor_.read_mostly_duplicates && a.read_mostly_advised)
       for (std::uint64_t y = x; y != 0; y &= y - 1) {
         const PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
         if ((st.flags & kReadMostly) && st.copies) dup |= y & -y;

@@ -109,6 +109,7 @@ void Engine::on_advise(const Event& e) {
     switch (advice) {
       case Advice::kSetReadMostly:
         st.flags |= kReadMostly;
+        a.read_mostly_advised = true;
         break;
       case Advice::kUnsetReadMostly:
         st.flags &= static_cast<std::uint8_t>(~kReadMostly);

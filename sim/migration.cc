@@ -203,7 +203,9 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   }
   c.resident = 0;
   release_chunk(gpu, victim, /*evicted=*/true, now);
-  prefetch_upcoming_victims(gpu);
+  // Only where the page records outgrow the CPU's caches, as the replay
+  // loop's look-ahead (below that it costs more than it saves).
+  if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
 }
 
 // A GPU that evicted once will evict again at its next fault: the next victim's
