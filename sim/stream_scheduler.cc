@@ -211,7 +211,9 @@ void Engine::step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool l
       // at a time, checking the time between parts, so that kernels running
       // together interleave their touches (a read-modify-write stays whole:
       // its store follows its loads).
-      if ((limited || w.cursor.started()) && e.op != static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) {
+      const bool range = e.count > 1 || e.offset % kPageSize + e.length > kPageSize;  // more than one page touch
+      if ((limited || w.cursor.started()) && range &&
+          e.op != static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) {
         w.cursor.whole = !limited;
         w.cursor.more = false;
         range_cursor_ = &w.cursor;
