@@ -90,6 +90,24 @@ void BM_OversubscribedRandomTiles(benchmark::State& state) {
 }
 BENCHMARK(BM_OversubscribedRandomTiles)->Unit(benchmark::kMillisecond);
 
+// Replays `t` on two GPUs; items: `items` (page accesses or touches) per run.
+void run_two_gpus(benchmark::State& state, const std::shared_ptr<const trace::BuiltTrace>& t, std::uint64_t items,
+                  const char* faults_per) {
+  std::uint64_t faults = 0;
+  for (auto _ : state) {
+    EngineOptions o;
+    o.profile = bench_profile();
+    o.profile.gpus = 2;
+    Engine engine(std::move(o), {});
+    trace::MemoryTraceReader reader(t);
+    const Result r = engine.run(reader);
+    faults = r.total.gpu_faults;
+    benchmark::DoNotOptimize(r.total.time_ns);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items));
+  state.counters[faults_per] = static_cast<double>(faults) / static_cast<double>(items);
+}
+
 // Streams on one timeline: 8 streams on 2 GPUs (4 each), four rounds of 8
 // kernels launched together (1 M accesses a round, then a sync). Each kernel
 // sweeps its own 64 MiB slice of a CPU-written 512 MiB buffer page by page, 8
@@ -124,19 +142,7 @@ void BM_EightStreamsTwoGpus(benchmark::State& state) {
     }
     return std::make_shared<const trace::BuiltTrace>(b.build());
   }();
-  std::uint64_t faults = 0;
-  for (auto _ : state) {
-    EngineOptions o;
-    o.profile = bench_profile();
-    o.profile.gpus = 2;
-    Engine engine(std::move(o), {});
-    trace::MemoryTraceReader reader(t);
-    const Result r = engine.run(reader);
-    faults = r.total.gpu_faults;
-    benchmark::DoNotOptimize(r.total.time_ns);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kAccesses));
-  state.counters["faults_per_access"] = static_cast<double>(faults) / kAccesses;
+  run_two_gpus(state, t, kAccesses, "faults_per_access");
 }
 BENCHMARK(BM_EightStreamsTwoGpus)->Unit(benchmark::kMillisecond);
 
@@ -161,20 +167,7 @@ void BM_EightStreamsTwoGpusRanges(benchmark::State& state) {
     }
     return std::make_shared<const trace::BuiltTrace>(b.build());
   }();
-  std::uint64_t faults = 0;
-  for (auto _ : state) {
-    EngineOptions o;
-    o.profile = bench_profile();
-    o.profile.gpus = 2;
-    Engine engine(std::move(o), {});
-    trace::MemoryTraceReader reader(t);
-    const Result r = engine.run(reader);
-    faults = r.total.gpu_faults;
-    benchmark::DoNotOptimize(r.total.time_ns);
-  }
-  const std::uint64_t touches = kRounds * kStreams * (kPasses * kSlicePages + kSharedPages);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * touches));
-  state.counters["faults_per_touch"] = static_cast<double>(faults) / static_cast<double>(touches);
+  run_two_gpus(state, t, kRounds * kStreams * (kPasses * kSlicePages + kSharedPages), "faults_per_touch");
 }
 BENCHMARK(BM_EightStreamsTwoGpusRanges)->Unit(benchmark::kMillisecond);
 
