@@ -21,11 +21,15 @@ using bench::bench_profile;
 using bench::kAccesses;
 using bench::page_trace;
 
-void run(benchmark::State& state, const std::shared_ptr<const trace::BuiltTrace>& t, Bytes gpu_memory) {
+// Replays `t` (`items` page accesses or touches a run) on `gpus` GPUs of
+// `gpu_memory` each (0: the profile's).
+void run(benchmark::State& state, const std::shared_ptr<const trace::BuiltTrace>& t, Bytes gpu_memory,
+         int gpus = 1, std::uint64_t items = kAccesses, const char* faults_per = "faults_per_access") {
   std::uint64_t faults = 0;
   for (auto _ : state) {
     EngineOptions o;
     o.profile = bench_profile();
+    o.profile.gpus = gpus;
     o.gpu_memory = gpu_memory;
     Engine engine(std::move(o), {});
     trace::MemoryTraceReader reader(t);
@@ -33,8 +37,8 @@ void run(benchmark::State& state, const std::shared_ptr<const trace::BuiltTrace>
     faults = r.total.gpu_faults;
     benchmark::DoNotOptimize(r.total.time_ns);
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kAccesses));
-  state.counters["faults_per_access"] = static_cast<double>(faults) / kAccesses;
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items));
+  state.counters[faults_per] = static_cast<double>(faults) / static_cast<double>(items);
 }
 
 // Sequential sweeps over 64 MiB already prefetched to the GPU: every access hits.
@@ -90,24 +94,6 @@ void BM_OversubscribedRandomTiles(benchmark::State& state) {
 }
 BENCHMARK(BM_OversubscribedRandomTiles)->Unit(benchmark::kMillisecond);
 
-// Replays `t` on two GPUs; items: `items` (page accesses or touches) per run.
-void run_two_gpus(benchmark::State& state, const std::shared_ptr<const trace::BuiltTrace>& t, std::uint64_t items,
-                  const char* faults_per) {
-  std::uint64_t faults = 0;
-  for (auto _ : state) {
-    EngineOptions o;
-    o.profile = bench_profile();
-    o.profile.gpus = 2;
-    Engine engine(std::move(o), {});
-    trace::MemoryTraceReader reader(t);
-    const Result r = engine.run(reader);
-    faults = r.total.gpu_faults;
-    benchmark::DoNotOptimize(r.total.time_ns);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items));
-  state.counters[faults_per] = static_cast<double>(faults) / static_cast<double>(items);
-}
-
 // Streams on one timeline: 8 streams on 2 GPUs (4 each), four rounds of 8
 // kernels launched together (1 M accesses a round, then a sync). Each kernel
 // sweeps its own 64 MiB slice of a CPU-written 512 MiB buffer page by page, 8
@@ -142,7 +128,7 @@ void BM_EightStreamsTwoGpus(benchmark::State& state) {
     }
     return std::make_shared<const trace::BuiltTrace>(b.build());
   }();
-  run_two_gpus(state, t, kAccesses, "faults_per_access");
+  run(state, t, 0, 2);
 }
 BENCHMARK(BM_EightStreamsTwoGpus)->Unit(benchmark::kMillisecond);
 
@@ -167,7 +153,7 @@ void BM_EightStreamsTwoGpusRanges(benchmark::State& state) {
     }
     return std::make_shared<const trace::BuiltTrace>(b.build());
   }();
-  run_two_gpus(state, t, kRounds * kStreams * (kPasses * kSlicePages + kSharedPages), "faults_per_touch");
+  run(state, t, 0, 2, kRounds * kStreams * (kPasses * kSlicePages + kSharedPages), "faults_per_touch");
 }
 BENCHMARK(BM_EightStreamsTwoGpusRanges)->Unit(benchmark::kMillisecond);
 

@@ -131,12 +131,12 @@ void Engine::gpu_access_general(const Event& e) {
       return;
     }
   }
-  const std::uint64_t lanes = std::min<std::uint64_t>(profile_.gpu_access_lanes, n);
+  // Interleaved slices (profile gpu.access_lanes): step k visits the k-th
+  // touch of every slice; one lane is the plain sweep.
+  const std::uint64_t lanes = std::max<std::uint64_t>(std::min<std::uint64_t>(profile_.gpu_access_lanes, n), 1);
+  const std::uint64_t slice = (n + lanes - 1) / lanes;
   if (cursor && !cursor->whole) {
-    // One part: whole lane steps (one touch per slice each), at least
-    // kPartTouches touches, then back to the scheduler.
-    const std::uint64_t width = std::max<std::uint64_t>(lanes, 1);
-    const std::uint64_t slice = (n + width - 1) / width;
+    // One part: whole lane steps, at least kPartTouches touches, then back to the scheduler.
     std::uint64_t touches = 0;
     while (cursor->pass < count && touches < kPartTouches) {
       for (std::uint64_t i = cursor->step; i < n; i += slice, ++touches) visit(page_of(i));
@@ -147,23 +147,15 @@ void Engine::gpu_access_general(const Event& e) {
       update_plain_hits();
       return;
     }
-  } else if (cursor && cursor->started()) {
-    // The rest at once, from where the parts left it.
-    const std::uint64_t width = std::max<std::uint64_t>(lanes, 1);
-    const std::uint64_t slice = (n + width - 1) / width;
-    for (; cursor->pass < count; cursor->step = 0, ++cursor->pass)
-      for (std::uint64_t k = cursor->step; k < slice; ++k)
-        for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
   } else {
-    for (std::uint64_t pass = 0; pass < count; ++pass) {
-      if (lanes <= 1) {
-        for (std::uint64_t i = 0; i < n; ++i) visit(page_of(i));
+    // The whole range, or the rest of one the parts left.
+    std::uint64_t pass = cursor ? cursor->pass : 0, step = cursor ? cursor->step : 0;
+    for (; pass < count; ++pass, step = 0) {
+      if (lanes == 1) {
+        for (std::uint64_t i = step; i < n; ++i) visit(page_of(i));
         continue;
       }
-      // Interleaved slices (profile gpu.access_lanes): step k visits the k-th
-      // touch of every slice.
-      const std::uint64_t slice = (n + lanes - 1) / lanes;
-      for (std::uint64_t k = 0; k < slice; ++k)
+      for (std::uint64_t k = step; k < slice; ++k)
         for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
     }
   }

@@ -209,10 +209,9 @@ void Engine::step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool l
       const Event& e = window_[w.first - window_base_];
       // With other streams beside it, a range access replays a few lane steps
       // at a time, checking the time between parts, so that kernels running
-      // together interleave their touches (a read-modify-write stays whole:
-      // its store follows its loads).
-      const bool range = e.count > 1 || e.offset % kPageSize + e.length > kPageSize;  // more than one page touch
-      if ((limited || w.cursor.started()) && range &&
+      // together interleave their touches (an access of one page touch has no
+      // parts; a read-modify-write stays whole: its store follows its loads).
+      if ((limited || w.cursor.started()) && (e.count > 1 || e.offset % kPageSize + e.length > kPageSize) &&
           e.op != static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) {
         w.cursor.whole = !limited;
         w.cursor.more = false;
