@@ -20,4 +20,9 @@ printf 'cpu.fault_cost = "1ns"\n' >"$tmp/single_gpu_fit.txt"
 python3 "$derive" "$single" "$tmp/single_gpu_fit.txt" >"$tmp/out" 2>&1 && { echo "FAIL: a fit without peer values was accepted"; exit 1; }
 grep -q "no two-GPU values" "$tmp/out" || { echo "FAIL: unclear error: $(cat "$tmp/out")"; exit 1; }
 python3 "$derive" >/dev/null 2>&1 && { echo "FAIL: no usage error"; exit 1; }
+"$wrapper" >"$tmp/out" 2>&1 && { echo "FAIL: derive_h200x2.sh without arguments exits 0"; exit 1; }
+grep -q "usage: profiles/derive_h200x2.sh UMSIM_BINARY" "$tmp/out" || { echo "FAIL: no usage line: $(cat "$tmp/out")"; exit 1; }
+"$wrapper" "$tmp/no-such-umsim" "$tmp/x.toml" >"$tmp/out" 2>&1 && { echo "FAIL: a missing umsim accepted"; exit 1; }
+grep -q "is not an executable umsim binary" "$tmp/out" || { echo "FAIL: unclear error: $(cat "$tmp/out")"; exit 1; }
+[[ -e $tmp/x.toml ]] && { echo "FAIL: an output written after an error"; exit 1; }
 echo PASS
