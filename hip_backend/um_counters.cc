@@ -42,6 +42,20 @@ struct BatchCounter {
 
 }  // namespace
 
+std::int32_t device_of_record(UmKind kind, std::uint32_t src_id, std::uint32_t dst_id) {
+  switch (kind) {
+    case UmKind::kGpuPageFault:
+    case UmKind::kThrottling:
+    case UmKind::kBytesD2H: return static_cast<std::int32_t>(src_id);
+    case UmKind::kBytesH2D:
+    case UmKind::kBytesD2D: return static_cast<std::int32_t>(dst_id);
+    case UmKind::kCpuPageFault:
+    case UmKind::kThrashing:
+    case UmKind::kRemoteMap: break;
+  }
+  return -1;
+}
+
 Attributed attribute(const std::vector<UmRecord>& records, const std::vector<Window>& kernels,
                      const std::vector<Window>& phases) {
   Attributed out;
@@ -63,7 +77,7 @@ Attributed attribute(const std::vector<UmRecord>& records, const std::vector<Win
                                    static_cast<MigrationCause>(r.flags) == MigrationCause::kUser;
     if (explicit_prefetch) continue;
     for (std::size_t k = 0; k < kernels.size(); ++k)
-      if (kernels[k].contains(r.start)) {
+      if (kernels[k].contains(r.start) && (r.device < 0 || kernels[k].device < 0 || kernels[k].device == r.device)) {
         add(out.kernels[k], r);
         kernel_batches[k].add(r);
         break;

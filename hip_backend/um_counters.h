@@ -42,12 +42,21 @@ struct UmRecord {
   std::uint64_t end = 0;    // GPU faults: when the driver queued the replay (one per serviced batch)
   std::uint32_t flags = 0;  // MigrationCause for transfers, access type for faults
   std::uint64_t address = 0;  // faulting page / first byte transferred
+  // The GPU the record concerns (device_of_record()), -1 where it names none.
+  std::int32_t device = -1;
 };
+
+// The GPU a record concerns, from CUPTI's source and destination ids: the
+// faulting (or throttled) GPU; the GPU a transfer fills (host-to-device,
+// peer) or empties (device-to-host, an eviction); -1 for CPU faults,
+// thrashing (CUPTI gives a mask of the GPUs there) and remote maps.
+std::int32_t device_of_record(UmKind kind, std::uint32_t src_id, std::uint32_t dst_id);
 
 // A closed time interval [start, end] in the counter clock.
 struct Window {
   std::uint64_t start = 0;
   std::uint64_t end = 0;
+  std::int32_t device = -1;  // a kernel's GPU (CUPTI device id); -1 for phases and where unknown
   bool contains(std::uint64_t t) const { return t >= start && t <= end; }
 };
 
@@ -59,8 +68,9 @@ struct Attributed {
 };
 
 // Adds each record to the total, to the phase whose window holds its start, and
-// to the kernel whose window holds its start (the first such kernel), except
-// explicit prefetches (cause kUser), which belong to no kernel. GPU fault
+// to the kernel whose window holds its start (the first such kernel on the
+// record's GPU where both are known: kernels of two GPUs run at the same
+// time), except explicit prefetches (cause kUser), which belong to no kernel. GPU fault
 // records of one scope are grouped into batches by their replay timestamp.
 Attributed attribute(const std::vector<UmRecord>& records, const std::vector<Window>& kernels,
                      const std::vector<Window>& phases);

@@ -495,7 +495,7 @@ class Runner {
     if (activity.size() >= plan_.kernels.size()) {
       const std::size_t skip = activity.size() - plan_.kernels.size();
       for (std::size_t k = 0; k < plan_.kernels.size(); ++k)
-        m.kernels[k].counter_window = {activity[skip + k].start, activity[skip + k].end};
+        m.kernels[k].counter_window = {activity[skip + k].start, activity[skip + k].end, activity[skip + k].device};
       m.counters_available = true;
     } else {
       m.hardware["counters_unavailable"] = "kernel activity records missing (" + std::to_string(activity.size()) + " of " +

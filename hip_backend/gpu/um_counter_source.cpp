@@ -239,10 +239,11 @@ void UmCounterSource::take(std::vector<UmRecord>* records, std::vector<KernelAct
         r.end = u->end;
         r.flags = u->flags;
         r.address = u->address;
+        r.device = device_of_record(r.kind, u->srcId, u->dstId);
         records->push_back(r);
       } else if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-        kernels->push_back({k->correlationId, k->start, k->end});
+        kernels->push_back({k->correlationId, k->start, k->end, static_cast<std::int32_t>(k->deviceId)});
       }
     }
     std::free(buffer);

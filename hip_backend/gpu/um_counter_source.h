@@ -18,6 +18,7 @@ struct KernelActivity {
   std::uint32_t correlation = 0;  // launch order
   std::uint64_t start = 0;        // counter clock, ns
   std::uint64_t end = 0;
+  std::int32_t device = -1;       // CUPTI device id (the UM records' source / destination ids)
 };
 
 // One per process: CUPTI's activity API is process-wide.

@@ -53,6 +53,45 @@ TEST(UmCountersTest, AttributesByStartTimeAndGroupsBatchesByReplayTime) {
   EXPECT_EQ(a.remote_maps, 1u);
 }
 
+// Kernels of two GPUs running at the same time: each record goes to the kernel
+// on its own GPU, not to the first kernel whose window holds it.
+TEST(UmCountersTest, KernelsOfTwoGpusAtTheSameTimeTakeTheirOwnGpusRecords) {
+  const std::vector<Window> kernels = {{100, 400, 0}, {120, 420, 1}};
+  auto on = [](UmRecord r, std::int32_t device) {
+    r.device = device;
+    return r;
+  };
+  const std::vector<UmRecord> records = {
+      on(rec(UmKind::kGpuPageFault, 2, 150, 200), 1),  // gpu1's fault: kernel 1
+      on(rec(UmKind::kGpuPageFault, 1, 160, 210), 0),  // gpu0's fault: kernel 0
+      on(rec(UmKind::kBytesD2D, 8192, 220), 1),        // peer copy into gpu1: kernel 1
+      on(rec(UmKind::kBytesH2D, 4096, 230), 0),        // into gpu0: kernel 0
+      on(rec(UmKind::kBytesH2D, 65536, 410), 0),       // after kernel 0 ended: no kernel on gpu0 runs
+      rec(UmKind::kBytesH2D, 1024, 240),               // no device: the first window holding it
+  };
+  const Attributed a = attribute(records, kernels, {});
+  EXPECT_EQ(a.kernels[0].gpu_faults, 1u);
+  EXPECT_EQ(a.kernels[1].gpu_faults, 2u);
+  EXPECT_EQ(a.kernels[1].fault_batches, 1u);
+  EXPECT_EQ(a.kernels[1].bytes_peer, 8192u);
+  EXPECT_EQ(a.kernels[0].bytes_peer, 0u);
+  EXPECT_EQ(a.kernels[0].bytes_h2d, 4096u + 1024u);
+  EXPECT_EQ(a.kernels[1].bytes_h2d, 0u);
+  EXPECT_EQ(a.total.bytes_h2d, 4096u + 65536u + 1024u);
+}
+
+// Which GPU CUPTI's source / destination ids name for each kind of record.
+TEST(UmCountersTest, DeviceOfARecordIsTheFaultingOrReceivingGpu) {
+  EXPECT_EQ(device_of_record(UmKind::kGpuPageFault, 1, 7), 1);
+  EXPECT_EQ(device_of_record(UmKind::kThrottling, 1, 7), 1);
+  EXPECT_EQ(device_of_record(UmKind::kBytesH2D, 5, 1), 1);
+  EXPECT_EQ(device_of_record(UmKind::kBytesD2D, 0, 1), 1);
+  EXPECT_EQ(device_of_record(UmKind::kBytesD2H, 1, 5), 1);
+  EXPECT_EQ(device_of_record(UmKind::kCpuPageFault, 1, 1), -1);
+  EXPECT_EQ(device_of_record(UmKind::kThrashing, 3, 0), -1);
+  EXPECT_EQ(device_of_record(UmKind::kRemoteMap, 1, 0), -1);
+}
+
 TEST(UmCountersTest, RecordsOutsideEveryWindowStillCountInTheTotal) {
   const Attributed a = attribute({rec(UmKind::kBytesH2D, 4096, 5000)}, {{0, 10}}, {{0, 10}});
   EXPECT_EQ(a.total.bytes_h2d, 4096u);
