@@ -14,8 +14,10 @@ CPU page-fault keys (CPU_FAULT_KEYS) must be multiplied to give the first
 touch's. It writes the profile with those keys scaled; every other key, the
 GPU's, the links' and the CPU's memory speed, is left as calibrated.
 
-usage: host_rescale.py PROFILE.toml UMSIM_BINARY PROBE_TRACE OUT.toml PROBE.json [PROBE.json ...]
-Each PROBE.json is an `umsim-hip replay` result of the probe trace. The
+usage: host_rescale.py [--source TEXT] PROFILE.toml UMSIM_BINARY PROBE_TRACE OUT.toml PROBE.json [PROBE.json ...]
+Each PROBE.json is an `umsim-hip replay` result of the probe trace (or runs
+made to stand for one: hip_backend/calibration_as_probe.py). The profile's
+note says where the runs came from: TEXT, or "N host probe run(s)". The
 hardware times are medians over all files (kernels, and the first-touch
 phase). OUT.toml is written through a temporary file and renamed; an OUT.toml
 that names an input is refused.
@@ -119,11 +121,29 @@ def read_probe(path):
     return data
 
 
+def note_lines(text, width=100):
+    """TEXT as profile comment lines of at most WIDTH characters (words kept whole)."""
+    lines, line = [], "#"
+    for word in text.split():
+        if len(line) + 1 + len(word) > width and line != "#":
+            lines.append(line)
+            line = "#"
+        line += " " + word
+    return lines + [line]
+
+
 def main():
-    if len(sys.argv) < 6:
-        fail("usage: host_rescale.py PROFILE.toml UMSIM_BINARY PROBE_TRACE OUT.toml PROBE.json [PROBE.json ...]")
-    profile_path, umsim, trace, out = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3], sys.argv[4]
-    probe_paths = sys.argv[5:]
+    args = sys.argv[1:]
+    source = None
+    if args[:1] == ["--source"]:
+        if len(args) < 2 or not args[1].strip():
+            fail("--source needs a description of where the probe runs came from")
+        source, args = args[1], args[2:]
+    if len(args) < 5:
+        fail("usage: host_rescale.py [--source TEXT] PROFILE.toml UMSIM_BINARY PROBE_TRACE OUT.toml PROBE.json "
+             "[PROBE.json ...]")
+    profile_path, umsim, trace, out = args[0], os.path.abspath(args[1]), args[2], args[3]
+    probe_paths = args[4:]
     if not out.endswith(".toml"):
         fail(f"OUT must end in .toml (got '{out}')")
     for path in [profile_path, trace] + probe_paths:
@@ -204,8 +224,8 @@ def main():
         if factors == previous:
             break
 
-    note = ["# Host part re-measured by hip_backend/host_rescale.py from "
-            f"{len(probes)} host probe run(s):"]
+    note = note_lines("Host part re-measured by hip_backend/host_rescale.py from " +
+                      (source or f"{len(probes)} host probe run(s)") + ":")
     for group, (keys, what, _) in groups.items():
         change = f"{WAKEUP_KEY} = {factors[group]:.0f} ns" + \
             (" (the rescaled service alone takes longer)" if factors[group] == 0 else "") if group == "wakeup" else \

@@ -7,7 +7,7 @@
 # two-GPU machine's host, which services faults at about half the single-GPU
 # calibration's cost (docs/validation.md, "Two GPUs on one timeline").
 #   profiles/derive_h200x2.sh UMSIM_BINARY [OUT.toml]   (default profiles/h200x2-nvlink.toml)
-# OUT is written through a temporary file and renamed.
+# OUT is written through a temporary file and renamed (by host_rescale.py).
 set -euo pipefail
 [[ $# -ge 1 && $# -le 2 ]] || { echo "usage: profiles/derive_h200x2.sh UMSIM_BINARY [OUT.toml]" >&2; exit 2; }
 umsim=$(realpath "$1")
@@ -19,9 +19,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 profiles/derive_h200x2.py profiles/h200-pcie5.toml "$raw/fit_values.txt" >"$tmp/derived.toml"
 python3 hip_backend/calibration_as_probe.py "$raw/calibration.json" "$tmp" >/dev/null
-python3 hip_backend/host_rescale.py "$tmp/derived.toml" "$umsim" "$tmp/probe.umt" "$tmp/rescaled.toml" \
-  "$tmp/probe.json" >/dev/null
-# The note names the probe run generically; say which runs they were.
-sed 's/^# Host part re-measured by hip_backend\/host_rescale.py from 1 host probe run(s):$/# Host part re-measured on the two-GPU machine by hip_backend\/host_rescale.py from its calibration'"'"'s\n# host-bound runs (hip_backend\/calibration_as_probe.py on '"${raw//\//\\/}"'\/calibration.json):/' \
-  "$tmp/rescaled.toml" >"$out.partial"
-mv "$out.partial" "$out"
+python3 hip_backend/host_rescale.py \
+  --source "the two-GPU machine's calibration: its host-bound runs (hip_backend/calibration_as_probe.py on $raw/calibration.json)" \
+  "$tmp/derived.toml" "$umsim" "$tmp/probe.umt" "$out" "$tmp/probe.json" >/dev/null

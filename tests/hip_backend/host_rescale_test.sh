@@ -107,4 +107,32 @@ grep -v '^first_touch_cost' "$profile" >"$tmp/partial.toml"
 run "$tmp/partial.toml" "$umsim" "$trace" "$tmp/p.toml" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
   fail "a profile without cpu.first_touch_cost accepted"
 grep -q "no cpu.first_touch_cost" "$tmp/out" || fail "missing key not named: $(cat "$tmp/out")"
+
+# --source names where the runs came from in the note, wrapped into comment
+# lines of at most 100 characters; the values are those of the plain run.
+src="another machine's calibration: its host-bound runs (hip_backend/calibration_as_probe.py on some/where/calibration.json)"
+run --source "$src" "$profile" "$umsim" "$trace" "$tmp/src.toml" "$probes"/host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "--source refused"; }
+python3 - "$tmp/src.toml" "$tmp/p18.toml" "$src" <<'PY' || fail "--source note"
+import sys
+text, plain, src = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+lines = text.splitlines()
+at = next(i for i, l in enumerate(lines) if l.startswith("# Host part re-measured"))
+note = []
+for l in lines[at:]:
+    if l.startswith("# the probe's"):
+        break
+    assert len(l) <= 100, f"note line longer than 100: {l!r}"
+    note.append(l[2:])
+assert " ".join(note) == f"Host part re-measured by hip_backend/host_rescale.py from {src}:", note
+strip = lambda t: [l for l in t.splitlines() if not l.startswith("#")]
+assert strip(text) == strip(plain), "--source changed a value"
+PY
+[[ $(grep -c "^# Host part re-measured" "$tmp/src.toml") -eq 1 ]] || fail "--source: not one note"
+run --source "$tmp/src.toml" "$umsim" "$trace" "$tmp/p.toml" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
+  fail "--source with too few arguments after it accepted"
+grep -q "usage: host_rescale.py \[--source TEXT\]" "$tmp/out" || fail "--source misuse: $(cat "$tmp/out")"
+run --source " " "$profile" "$umsim" "$trace" "$tmp/p.toml" "$probes"/host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
+  fail "an empty --source accepted"
+grep -q "\-\-source needs a description" "$tmp/out" || fail "empty --source: $(cat "$tmp/out")"
 echo "PASS"
