@@ -124,6 +124,9 @@ Result Engine::run(trace::TraceReader& reader) {
     ctx.future = oracle_.get();
   }
   eviction_->attach(ctx);
+  bool every_order = true;
+  for (int g = 0; g < profile_.gpus; ++g) every_order = (eviction_order_[g] = eviction_->eviction_order(g)) && every_order;
+  if (!every_order) std::fill(std::begin(eviction_order_), std::end(eviction_order_), nullptr);
   recency_touch_ = eviction_access_callbacks_;
   for (int g = 0; g < profile_.gpus; ++g) {
     recency_[g] = eviction_access_callbacks_ ? eviction_->recency_order(g) : nullptr;
@@ -143,22 +146,23 @@ Result Engine::run(trace::TraceReader& reader) {
   try {
     for (std::span<const Event> batch; !(batch = reader.read_view(buffer)).empty();) {
       const std::size_t n = batch.size();
-      auto replay = [&](const Event& e) {
+      for (i = 0; i < n;) {
+        const Event& e = batch[i];
+        if (e.kind == EventKind::kGpuAccess && kernel_.open) {
+          replay_accesses(batch, i);  // the open kernel's accesses up to the next other event
+          continue;
+        }
+        // The look-ahead costs a resident-hit replay over a small footprint half
+        // its speed (the records are in the cache anyway): only past the cache.
+        if (prefetch_ahead_ && i + kLookahead < n) prefetch_metadata(batch[i + kLookahead]);
         if (e.kind == EventKind::kGpuAccess) {
-          if (!kernel_.open) buffer_access(e);  // kernels run on their streams' timeline
-          else kernel_access(e);
+          buffer_access(e);  // kernels run on their streams' timeline
         } else {
           dispatch(e);
           if (options_.check_invariants && !kernel_.open && !reading_) check_invariants();
         }
-      };
-      // The look-ahead costs a resident-hit replay over a small footprint half
-      // its speed (the records are in the cache anyway): only past the cache.
-      for (i = 0; i < n && prefetch_ahead_; ++i) {
-        if (i + kLookahead < n) prefetch_metadata(batch[i + kLookahead]);
-        replay(batch[i]);
+        ++i;
       }
-      for (; i < n; ++i) replay(batch[i]);
       events += n;
       if (options_.progress && events >= next_progress) {
         options_.progress(events);
@@ -352,7 +356,7 @@ void Engine::on_alloc(const Event& e) {
       Nanos t = host_now_;
       for (std::uint64_t r = 0; r < regions; ++r) {
         while (!mem.has_free()) {
-          const std::uint32_t victim = eviction_->choose_victim_for(IncomingChunk{g, slot, r * pages_per_chunk_}, t);
+          const std::uint32_t victim = choose_victim(IncomingChunk{g, slot, r * pages_per_chunk_}, t);
           if (victim == kNoVictim) throw SimulationError("no evictable chunk for a device allocation");
           evict_chunk(g, victim, t);
         }

@@ -161,6 +161,12 @@ class Engine {
 
   // gpu_access.cc: the hot path and the fault buffer
   void gpu_access(const trace::Event& e);
+  // Replays the open kernel's GPU accesses from batch[i] on, up to the first
+  // other event or the batch's end, leaving i there (at the access that threw,
+  // on an error): kernel_access for each, with the single-page hits and misses
+  // of one allocation in one tight loop (its lookups and the kernel's counters
+  // held across accesses).
+  void replay_accesses(std::span<const trace::Event> batch, std::size_t& i);
   // One GPU access of the running kernel: the single-page fast path, else the
   // full one (a read-modify-write's store waits for its load's faults).
   void kernel_access(const trace::Event& e) {
@@ -343,7 +349,41 @@ class Engine {
   // several chunks must not evict one it filled; a single page need not).
   std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold = true);
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
-  void prefetch_upcoming_victims(int gpu);
+  // evict_chunk's and release_chunk's bodies, in line in chunk_for (migration.cc):
+  // a call each per fault of a replay that evicts on every fault.
+  inline void evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now);
+  inline void release_chunk_in_line(int gpu, std::uint32_t slot, bool evicted, Nanos now);
+  // The eviction policy's chunk hooks, kept in line in its eviction order where
+  // it gave one (EvictionPolicy::eviction_order), else its virtual calls.
+  std::uint32_t choose_victim(const IncomingChunk& incoming, Nanos now) {
+    const SlotList* const order = eviction_order_[incoming.gpu];
+    if (!order) return eviction_->choose_victim_for(incoming, now);
+    const GpuMemory& mem = gpus_[static_cast<std::size_t>(incoming.gpu)].memory;
+    for (std::uint32_t s = order->front(); s != SlotList::kNone; s = order->next(s))
+      if (mem.evictable(s)) return s;
+    return kNoVictim;
+  }
+  void chunk_allocated(const ChunkInfo& c, Nanos now) {
+    SlotList* const order = eviction_order_[c.gpu];
+    if (!order) return eviction_->on_chunk_allocated(c, now);
+    if (order->contains(c.slot)) order->erase(c.slot);
+    order->push_back(c.slot);
+  }
+  void chunk_released(const ChunkInfo& c, bool evicted, Nanos now) {
+    SlotList* const order = eviction_order_[c.gpu];
+    if (order) {
+      if (order->contains(c.slot)) order->erase(c.slot);
+    } else if (evicted) {
+      eviction_->on_chunk_evicted(c, now);
+    } else {
+      eviction_->on_chunk_freed(c);
+    }
+  }
+  std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const {
+    const SlotList* const order = eviction_order_[gpu];
+    return order ? order->first_two(out) : eviction_->upcoming_victims(gpu, out);
+  }
+  inline void prefetch_upcoming_victims(int gpu);  // migration.cc
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
   void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);
   void clear_busy_chunks();
@@ -424,6 +464,7 @@ class Engine {
   bool eviction_access_callbacks_ = false;  // hits have eviction-policy work (on_access or recency)
   bool recency_touch_ = false;              // ... and it is a recency list move (recency_ set)
   SlotList* recency_[kMaxGpus] = {};        // by GPU: EvictionPolicy::recency_order
+  SlotList* eviction_order_[kMaxGpus] = {};  // by GPU: EvictionPolicy::eviction_order (every GPU's or none)
   std::vector<const GpuMemory*> memory_of_gpu_;  // EvictionContext::memory
   bool remote_access_callbacks_ = false;
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default

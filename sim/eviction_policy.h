@@ -28,6 +28,16 @@
 //                       that list; the engine then moves the chunk itself, in line,
 //                       and never calls on_access (a virtual call and its arguments
 //                       per hit were a third of a hit's instructions).
+//   eviction_order:     optional, asked once after attach: a policy whose whole
+//                       chunk bookkeeping is one SlotList per GPU in eviction order
+//                       (an allocated chunk leaves the list if it is in it and is
+//                       appended; an evicted or freed one leaves it; the victim is
+//                       the first listed slot that ctx.can_evict; upcoming_victims
+//                       the list's first two) returns that list (LRU and the
+//                       built-in FIFO do). The engine then keeps the list itself, in
+//                       line, and calls none of on_chunk_allocated, on_chunk_evicted,
+//                       on_chunk_freed, choose_victim(_for) or upcoming_victims
+//                       (their virtual calls were a fifth of a fault's instructions).
 #pragma once
 
 #include <functional>
@@ -127,6 +137,8 @@ class EvictionPolicy : public PolicyHooks {
   virtual std::size_t upcoming_victims(int /*gpu*/, std::uint32_t (&/*out*/)[2]) const { return 0; }
   // See recency_order above; null (the default): hits go to on_access.
   virtual SlotList* recency_order(int /*gpu*/) { return nullptr; }
+  // See eviction_order above; null (the default): the engine calls the hooks.
+  virtual SlotList* eviction_order(int /*gpu*/) { return nullptr; }
 
  protected:
   EvictionContext ctx_;

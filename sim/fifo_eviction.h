@@ -21,6 +21,8 @@ class FifoByAllocationEviction : public EvictionPolicy {
   std::uint32_t choose_victim(int gpu, Nanos now) override;
   std::uint32_t choose_victim_for(const IncomingChunk& incoming, Nanos now) override;
   std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override;
+  // The engine keeps the order in line (the hooks above serve callers without it).
+  SlotList* eviction_order(int gpu) override { return &order_[static_cast<std::size_t>(gpu)]; }
 
  private:
   void forget(const ChunkInfo& chunk);

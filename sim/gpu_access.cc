@@ -15,6 +15,7 @@ constexpr std::uint64_t kPartTouches = 32;
 
 using trace::AccessType;
 using trace::Event;
+using trace::EventKind;
 
 void Engine::gpu_access(const Event& e) {
   // Fast path: one pass over one page (the common case of page-granular
@@ -31,6 +32,107 @@ void Engine::gpu_access(const Event& e) {
   if (ready > kernel_.now) kernel_.now = ready;
   if (eviction_access_callbacks_) chunk_accessed(slot, *a, page, e.access());
   update_plain_hits();
+}
+
+void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
+  const std::size_t n = batch.size();
+  const Event* const events = batch.data();
+  const bool ahead = prefetch_ahead_;
+  while (i < n && events[i].kind == EventKind::kGpuAccess) {
+    const Event& first = events[i];
+    const AllocSlot slot = first.name < slot_of_name_.size() ? slot_of_name_[first.name] : kNoSlot;
+    if (!(plain_hits_ || recency_hits_) || !kernel_.open || slot == kNoSlot) {
+      // Data in flight, per-hit callbacks or a name without an allocation: the general path.
+      if (ahead && i + kLookahead < n) prefetch_metadata(events[i + kLookahead]);
+      kernel_access(first);
+      ++i;
+      continue;
+    }
+    // Settled (settled_single_page_access's case): single-page accesses to this
+    // allocation are hits, with their recency move, or misses handed to the
+    // fault path, here without a call per access.
+    Allocation& a = allocs_[slot];
+    const trace::NameId name = first.name;
+    PageState* const pages = a.pages.data();
+    const Bytes size = a.size;
+    const std::uint64_t page_count = a.page_count;
+    const ProcessorMask bit = kernel_bit_;
+    const auto gpu = static_cast<std::size_t>(kernel_.gpu);
+    const std::uint32_t* const chunk_slots =
+        gpu < a.chunk_slot.size() && !a.chunk_slot[gpu].empty() ? a.chunk_slot[gpu].data() : nullptr;
+    const bool recency = recency_hits_;
+    SlotList* const order = recency && a.managed() && chunk_slots ? recency_[gpu] : nullptr;
+    const unsigned chunk_shift = chunk_shift_, unit_shift = access_unit_shift_;
+    std::uint64_t seq = access_seq_, units = kernel_.touched_units;
+    // Why the loop below stopped at events[i] (if it did).
+    enum class Stop { kEnd, kOtherAllocation, kGeneral, kFaulted } stop = Stop::kEnd;
+    for (; i < n; ++i) {
+      const Event& e = events[i];
+      if (ahead && i + kLookahead < n) {  // prefetch_metadata, with this allocation's lookups at hand
+        const Event& later = events[i + kLookahead];
+        if (later.name != name) {
+          prefetch_metadata(later);
+        } else if (const std::uint64_t p = later.offset / kPageSize; p < page_count) {
+          prefetch_for_read(pages + p);
+          if (chunk_slots) prefetch_for_read(chunk_slots + (p >> chunk_shift));
+        }
+        // Halfway there, the chunk slot asked for above has arrived: its
+        // recency links are asked for in turn (a hit relinks them).
+        const Event& nearer = events[i + kLookahead / 2];
+        if (order && nearer.name == name) {
+          if (const std::uint64_t p = nearer.offset / kPageSize; p < page_count) {
+            const std::uint32_t s = chunk_slots[p >> chunk_shift];
+            if (s != kNoSlot) order->prefetch(s);
+          }
+        }
+      }
+      if (e.kind != EventKind::kGpuAccess) break;
+      if (e.name != name) {
+        stop = Stop::kOtherAllocation;
+        break;
+      }
+      const std::uint64_t page = e.offset / kPageSize;
+      if (e.count != 1 || e.stride != 0 || e.length - 1 >= kPageSize || e.offset > size ||
+          e.length > size - e.offset || page != (e.offset + e.length - 1) / kPageSize) {
+        stop = Stop::kGeneral;
+        break;
+      }
+      PageState& st = pages[page];
+      const bool write = e.op != static_cast<std::uint8_t>(AccessType::kRead);
+      if (!(st.copies & bit) || (write && st.copies != bit)) [[unlikely]] {
+        if (e.op == static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) {
+          stop = Stop::kGeneral;
+          break;
+        }
+        access_seq_ = seq;
+        kernel_.touched_units = units;
+        single_page_fault(e, a, slot, page);
+        seq = access_seq_;
+        units = kernel_.touched_units;
+        // The fault service leaves the allocation's arrays where they are; the
+        // loop goes on unless hits now need more (or other) work.
+        if ((plain_hits_ || recency_hits_) && recency_hits_ == recency) continue;
+        ++i;
+        stop = Stop::kFaulted;
+        break;
+      }
+      ++seq;
+      ++st.accesses;
+      st.flags |= write ? kDirty : 0;
+      units += ((e.offset + e.length - 1) >> unit_shift) - (e.offset >> unit_shift) + 1;
+      if (order) {
+        const std::uint32_t s = chunk_slots[page >> chunk_shift];
+        if (s != kNoSlot && order->contains(s)) order->move_to_back(s);
+      }
+    }
+    if (stop == Stop::kFaulted) continue;  // the counters are stored; the state may have changed
+    access_seq_ = seq;
+    kernel_.touched_units = units;
+    if (stop == Stop::kGeneral) {  // the look-ahead for events[i] was issued above
+      kernel_access(events[i]);
+      ++i;
+    }
+  }
 }
 
 void Engine::single_page_fault(const Event& e, Allocation& a, AllocSlot slot, std::uint64_t page) {

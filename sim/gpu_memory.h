@@ -36,9 +36,39 @@ class GpuMemory {
   std::uint32_t pinned() const { return pinned_; }
   bool has_free() const { return allocated_ < capacity_; }
 
-  // Takes a free slot (has_free() must hold) for (alloc, first_page).
-  std::uint32_t take(AllocSlot alloc, std::uint64_t first_page, bool pinned);
-  void release(std::uint32_t slot);
+  // Takes a free slot (has_free() must hold) for (alloc, first_page): the
+  // longest free one, else a new one. In line: once per fault of a replay
+  // that evicts on every fault.
+  std::uint32_t take(AllocSlot alloc, std::uint64_t first_page, bool pinned) {
+    std::uint32_t slot;
+    if (!free_.empty()) {
+      slot = free_.front().slot;
+      free_.pop_front();
+    } else {
+      slot = new_slot();
+    }
+    PhysicalChunk& c = chunks_[slot];
+    c.alloc = alloc;
+    c.first_page = first_page;
+    c.resident = 0;
+    c.allocated = true;
+    c.pinned = pinned;
+    c.busy = false;
+    c.fresh = true;
+    ++allocated_;
+    if (pinned) ++pinned_;
+    return slot;
+  }
+  void release(std::uint32_t slot) {
+    PhysicalChunk& c = chunks_[slot];
+    --allocated_;
+    if (c.pinned) --pinned_;
+    c.allocated = false;
+    c.pinned = false;
+    c.busy = false;
+    c.resident = 0;
+    free_.push_back(c);
+  }
 
   PhysicalChunk& chunk(std::uint32_t slot) { return chunks_[slot]; }
   const PhysicalChunk& chunk(std::uint32_t slot) const { return chunks_[slot]; }
@@ -51,6 +81,7 @@ class GpuMemory {
   }
 
  private:
+  std::uint32_t new_slot();  // creates the next slot's record
   std::uint32_t capacity_;
   std::uint32_t allocated_ = 0;
   std::uint32_t pinned_ = 0;

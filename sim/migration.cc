@@ -86,12 +86,14 @@ Nanos Engine::issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* 
 }
 
 void Engine::release_chunk(int gpu, std::uint32_t s, bool evicted, Nanos now) {
+  release_chunk_in_line(gpu, s, evicted, now);
+}
+
+[[gnu::always_inline]] inline void Engine::release_chunk_in_line(int gpu, std::uint32_t s, bool evicted, Nanos now) {
   GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   PhysicalChunk& c = mem.chunk(s);
   if (!c.pinned) {
-    const ChunkInfo info{gpu, s, c.alloc, c.first_page};
-    if (evicted) eviction_->on_chunk_evicted(info, now);
-    else eviction_->on_chunk_freed(info);
+    chunk_released(ChunkInfo{gpu, s, c.alloc, c.first_page}, evicted, now);
   }
   Allocation& a = allocs_[c.alloc];
   if (!a.chunk_slot.empty()) a.chunk_slot[static_cast<std::size_t>(gpu)][c.first_page >> chunk_shift_] = kNoSlot;
@@ -120,43 +122,29 @@ void Engine::clear_busy_chunks() {
   busy_chunks_.clear();
 }
 
-std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold) {
-  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
-  std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(gpu)][page >> chunk_shift_];
-  if (s != kNoSlot) {
-    PhysicalChunk& c = mem.chunk(s);
-    if (hold && !c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
-    return s;
-  }
-  while (!mem.has_free()) {
-    if (mem.pinned() + busy_chunks_.size() >= mem.capacity())
-      throw SimulationError(fmt::format(
-          "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
-          "so nothing can be evicted to place managed data (raise --gpu-mem)",
-          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
-    const std::uint32_t victim =
-        eviction_->choose_victim_for(IncomingChunk{gpu, slot, (page >> chunk_shift_) << chunk_shift_}, now);
-    if (victim == kNoVictim || victim >= mem.slots_created() || !mem.chunk(victim).allocated ||
-        mem.chunk(victim).pinned || mem.chunk(victim).busy)
-      throw SimulationError(fmt::format(
-          "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
-          "and the eviction policy {}",
-          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size(),
-          victim == kNoVictim ? std::string("found no victim")
-                              : fmt::format("chose slot {}, which is not evictable", victim)));
-    evict_chunk(gpu, victim, now);
-  }
-  const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;
-  s = mem.take(slot, first, /*pinned=*/false);
-  if (hold) {
-    mem.chunk(s).busy = true;
-    busy_chunks_.emplace_back(gpu, s);
-  }
-  eviction_->on_chunk_allocated(ChunkInfo{gpu, s, slot, first}, now);
-  return s;
+// A GPU that evicted once will evict again at its next fault: the next victim's
+// page records and chunk-slot entry, and the record of the one after it, are
+// asked of the cache now (a two-step pipeline: each eviction reads the record
+// the previous one prefetched). Without it each eviction waits on three cache
+// misses in a row on a replay whose footprint exceeds the cache.
+[[gnu::always_inline]] inline void Engine::prefetch_upcoming_victims(int gpu) {
+  std::uint32_t next[2];
+  const std::size_t n = upcoming_victims(gpu, next);
+  const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  if (n >= 2 && next[1] < mem.slots_created()) prefetch_for_read(&mem.chunk(next[1]));
+  if (n == 0 || next[0] >= mem.slots_created()) return;
+  const PhysicalChunk& c = mem.chunk(next[0]);
+  if (!c.allocated || c.alloc >= allocs_.size()) return;
+  const Allocation& a = allocs_[c.alloc];
+  if (c.first_page < a.page_count) prefetch_for_read(a.pages.data() + c.first_page);
+  if (static_cast<std::size_t>(gpu) >= a.chunk_slot.size()) return;
+  const auto& slots = a.chunk_slot[static_cast<std::size_t>(gpu)];
+  if ((c.first_page >> chunk_shift_) < slots.size()) prefetch_for_read(slots.data() + (c.first_page >> chunk_shift_));
 }
 
-void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
+void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) { evict_chunk_in_line(gpu, victim, now); }
+
+[[gnu::always_inline]] inline void Engine::evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now) {
   GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   PhysicalChunk& c = mem.chunk(victim);
   Allocation& a = allocs_[c.alloc];
@@ -178,7 +166,7 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   // The visit stops at the chunk's last resident page (c.resident of them): a
   // 2 MiB chunk evicted with a few pages need not scan its whole mask.
   std::uint32_t left = c.resident;
-  if (left) for_each_page_in(resident, static_cast<std::uint32_t>(c.first_page - base), pages_per_chunk_, [&](std::uint32_t i) {
+  auto visit = [&](std::uint32_t i) __attribute__((always_inline)) {
     set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));  // no bounds check
     const std::uint64_t p = base + i;
     PageState& st = a.pages[p];
@@ -189,7 +177,10 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
     st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
     st.flags &= static_cast<std::uint8_t>(~kPinned);
     return --left != 0;
-  });
+  };
+  const auto first_in_block = static_cast<std::uint32_t>(c.first_page - base);
+  if (left == 1 && pages_per_chunk_ == 1) visit(first_in_block);  // a 4 KiB chunk: its page, no mask walk
+  else if (left) for_each_page_in(resident, first_in_block, pages_per_chunk_, visit);
   if (run) end_run();
   if (c.resident) {
     Counters& cnt = counters();
@@ -202,30 +193,45 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
     cnt.bytes_evicted += written;
   }
   c.resident = 0;
-  release_chunk(gpu, victim, /*evicted=*/true, now);
+  release_chunk_in_line(gpu, victim, /*evicted=*/true, now);
   // Only where the page records outgrow the CPU's caches, as the replay
   // loop's look-ahead (below that it costs more than it saves).
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
 }
 
-// A GPU that evicted once will evict again at its next fault: the next victim's
-// page records and chunk-slot entry, and the record of the one after it, are
-// asked of the cache now (a two-step pipeline: each eviction reads the record
-// the previous one prefetched). Without it each eviction waits on three cache
-// misses in a row on a replay whose footprint exceeds the cache.
-void Engine::prefetch_upcoming_victims(int gpu) {
-  std::uint32_t next[2];
-  const std::size_t n = eviction_->upcoming_victims(gpu, next);
-  const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
-  if (n >= 2 && next[1] < mem.slots_created()) prefetch_for_read(&mem.chunk(next[1]));
-  if (n == 0 || next[0] >= mem.slots_created()) return;
-  const PhysicalChunk& c = mem.chunk(next[0]);
-  if (!c.allocated || c.alloc >= allocs_.size()) return;
-  const Allocation& a = allocs_[c.alloc];
-  if (c.first_page < a.page_count) prefetch_for_read(a.pages.data() + c.first_page);
-  if (static_cast<std::size_t>(gpu) >= a.chunk_slot.size()) return;
-  const auto& slots = a.chunk_slot[static_cast<std::size_t>(gpu)];
-  if ((c.first_page >> chunk_shift_) < slots.size()) prefetch_for_read(slots.data() + (c.first_page >> chunk_shift_));
+std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold) {
+  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(gpu)][page >> chunk_shift_];
+  if (s != kNoSlot) {
+    PhysicalChunk& c = mem.chunk(s);
+    if (hold && !c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
+    return s;
+  }
+  while (!mem.has_free()) {
+    if (mem.pinned() + busy_chunks_.size() >= mem.capacity())
+      throw SimulationError(fmt::format(
+          "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
+          "so nothing can be evicted to place managed data (raise --gpu-mem)",
+          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
+    const std::uint32_t victim =
+        choose_victim(IncomingChunk{gpu, slot, (page >> chunk_shift_) << chunk_shift_}, now);
+    if (victim == kNoVictim || !mem.evictable(victim))
+      throw SimulationError(fmt::format(
+          "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
+          "and the eviction policy {}",
+          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size(),
+          victim == kNoVictim ? std::string("found no victim")
+                              : fmt::format("chose slot {}, which is not evictable", victim)));
+    evict_chunk_in_line(gpu, victim, now);
+  }
+  const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;
+  s = mem.take(slot, first, /*pinned=*/false);
+  if (hold) {
+    mem.chunk(s).busy = true;
+    busy_chunks_.emplace_back(gpu, s);
+  }
+  chunk_allocated(ChunkInfo{gpu, s, slot, first}, now);
+  return s;
 }
 
 Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest, bool duplicate,

@@ -28,8 +28,10 @@ class LruEviction final : public sim::EvictionPolicy {
   void on_access(const sim::ChunkAccess& a) override { touch(a.chunk.gpu, a.chunk.slot); }
   void on_chunk_accessed(const sim::ChunkInfo& c, std::uint64_t, sim::Nanos) override { touch(c.gpu, c.slot); }
   sim::SlotList* recency_order(int gpu) override { return &order_[static_cast<std::size_t>(gpu)]; }
+  // Allocation, eviction and the victim are the list's alone: the engine keeps it in line.
+  sim::SlotList* eviction_order(int gpu) override { return &order_[static_cast<std::size_t>(gpu)]; }
   // Eviction and choice are overridden directly (not through the defaults that
-  // forward to on_chunk_freed / choose_victim): one virtual call each per eviction.
+  // forward to on_chunk_freed / choose_victim), for callers without eviction_order (tests).
   void on_chunk_evicted(const sim::ChunkInfo& c, sim::Nanos) override { forget(c); }
   void on_chunk_freed(const sim::ChunkInfo& c) override { forget(c); }
   std::uint32_t choose_victim(int gpu, sim::Nanos) override { return oldest_evictable(gpu); }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "policies/policy_kinds.h"
+#include "sim/fifo_eviction.h"
 #include "tests/sim/sim_test_util.h"
 #include "traces/trace_builder.h"
 
@@ -218,6 +219,90 @@ TEST(RandomTraces, ShortFaultPathGivesTheBlockServiceResult) {
   EXPECT_GT(compared, 120);
   EXPECT_GT(seen.evictions, 0u);
   EXPECT_GT(seen.bytes_h2d, 0u);
+}
+
+// Forwards every hook to `inner` but offers neither its recency nor its
+// eviction order, and asks for a call on every hit: the engine then calls each
+// hook itself and replays every access through the general path (no tight
+// loop of settled single-page accesses).
+class HooksOnly final : public EvictionPolicy {
+ public:
+  explicit HooksOnly(std::unique_ptr<EvictionPolicy> inner) : inner_(std::move(inner)) {}
+  Bytes granularity() const override { return inner_->granularity(); }
+  bool wants_access_callbacks() const override { return true; }
+  void attach(const EvictionContext& ctx) override {
+    EvictionPolicy::attach(ctx);
+    inner_->attach(ctx);
+  }
+  void on_allocation_created(AllocSlot alloc, std::uint64_t pages) override {
+    inner_->on_allocation_created(alloc, pages);
+  }
+  void on_allocation_freed(AllocSlot alloc) override { inner_->on_allocation_freed(alloc); }
+  void on_chunk_allocated(const ChunkInfo& c, Nanos now) override { inner_->on_chunk_allocated(c, now); }
+  void on_access(const ChunkAccess& a) override { inner_->on_access(a); }
+  void on_chunk_residency_changed(const ChunkInfo& c, bool resident, Nanos now) override {
+    inner_->on_chunk_residency_changed(c, resident, now);
+  }
+  void on_chunk_evicted(const ChunkInfo& c, Nanos now) override { inner_->on_chunk_evicted(c, now); }
+  void on_chunk_freed(const ChunkInfo& c) override { inner_->on_chunk_freed(c); }
+  std::uint32_t choose_victim(int gpu, Nanos now) override { return inner_->choose_victim(gpu, now); }
+  std::uint32_t choose_victim_for(const IncomingChunk& incoming, Nanos now) override {
+    return inner_->choose_victim_for(incoming, now);
+  }
+  std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
+    return inner_->upcoming_victims(gpu, out);
+  }
+
+ private:
+  std::unique_ptr<EvictionPolicy> inner_;
+};
+
+// LRU and the built-in FIFO give the engine their slot lists (eviction_order,
+// recency_order), which it keeps in line, and settled single-page accesses
+// replay in one tight loop: the same results, byte for byte, as the policies'
+// own hooks and the general access path, with faults serviced one at a time
+// (the loop goes on after each) and in batches, on one GPU and two.
+TEST(RandomTraces, InLineEvictionOrderAndAccessLoopGiveTheHooksResult) {
+  const char* evictions[] = {"builtin", "lru:granularity=4KiB", "lru:granularity=64KiB", "lru",
+                             "fifo:granularity=4KiB"};
+  int compared = 0;
+  Counters seen;
+  for (unsigned seed = 1; seed <= 4; ++seed)
+    for (const int gpus : {1, 2}) {
+      const trace::BuiltTrace traces[] = {scattered_trace(seed), random_trace(seed, gpus)};
+      for (const auto& t : traces)
+        for (const char* evict : evictions)
+          for (const Bytes memory : {3_MiB, 8_MiB})
+            for (const std::uint32_t batch : {1u, 256u}) {
+              HardwareProfile profile = round_profile(gpus);
+              profile.fault_batch_size = batch;
+              profile.fault_concurrency = batch;
+              auto run = [&](bool in_line) {
+                EnginePolicies p;
+                std::unique_ptr<EvictionPolicy> e =
+                    std::string(evict) == "builtin" ? std::make_unique<FifoByAllocationEviction>()
+                                                    : policies::Registry<EvictionPolicy>::instance().create(evict);
+                p.eviction = in_line ? std::move(e) : std::make_unique<HooksOnly>(std::move(e));
+                p.resolved["evict"] = evict;  // the same resolved configuration both ways
+                return replay(t, options_for(profile, memory), std::move(p));
+              };
+              Result a, b;
+              try {
+                a = run(true);
+              } catch (const SimulationError&) {  // device memory that does not fit: refused either way
+                EXPECT_THROW(run(false), SimulationError);
+                continue;
+              }
+              b = run(false);
+              seen += a.total;
+              ++compared;
+              EXPECT_EQ(to_json(a).dump(), to_json(b).dump())
+                  << "seed " << seed << " gpus " << gpus << " " << evict << " " << memory << " batch " << batch;
+            }
+    }
+  EXPECT_GT(compared, 200);
+  EXPECT_GT(seen.evictions, 1000u);
+  EXPECT_GT(seen.accesses, seen.gpu_faults);
 }
 
 }  // namespace
