@@ -269,6 +269,8 @@ class Engine {
 
   // fault_service.cc: batches, VA-block servicing, decisions
   void service_fault_batch();
+  // A batch of the one faulted page `page` of allocation `slot` (its fault-buffer flags set).
+  void service_single_fault(AllocSlot slot, std::uint64_t page);
   void mark_ready(AllocSlot slot, std::uint64_t block);
   void group_faults();
   // Services the batch's only faulted page of a VA block (page i of the

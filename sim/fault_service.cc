@@ -63,6 +63,18 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block) {
   latest_ready_ = std::max(latest_ready_, kernel_.now);
 }
 
+void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {
+  GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
+  const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
+  kernel_.now = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0) +
+                profile_.fault_batch_ns;
+  ++kernel_counters_.fault_batches;
+  const std::uint64_t block = page / kPagesPerBlock;
+  service_page(slot, block, static_cast<std::uint32_t>(page % kPagesPerBlock));
+  gpu.fault_engine_free = kernel_.now;
+  mark_ready(slot, block);
+}
+
 void Engine::service_fault_batch() {
   if (fault_entries_ == 0) return;
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
@@ -71,14 +83,8 @@ void Engine::service_fault_batch() {
   const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
   const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0);
   if (fault_buffer_.size() == 1) {  // one page (a batch of one, or duplicates of one page): nothing to group
-    kernel_.now = batch_start + profile_.fault_batch_ns;
-    ++kernel_counters_.fault_batches;
     const std::uint64_t key = fault_buffer_.front().key;
-    const auto slot = static_cast<AllocSlot>(key >> 40);
-    const std::uint64_t block = (key >> kBlockKeyShift) & kBlockMask;
-    service_page(slot, block, static_cast<std::uint32_t>(key % kPagesPerBlock));
-    gpu.fault_engine_free = kernel_.now;
-    mark_ready(slot, block);
+    service_single_fault(static_cast<AllocSlot>(key >> 40), key & ((std::uint64_t{1} << 40) - 1));
     fault_buffer_.clear();
     fault_entries_ = 0;
     return;

@@ -8,6 +8,8 @@
 namespace umsim::sim {
 
 namespace {
+constexpr unsigned kPageShift = 12;  // log2(kPageSize)
+static_assert(kPageSize == std::uint64_t{1} << kPageShift);
 // Touches of a range access replayed per part while other streams run beside
 // its kernel (a lane step at the calibrated 32 lanes).
 constexpr std::uint64_t kPartTouches = 32;
@@ -65,10 +67,24 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
     const unsigned chunk_shift = chunk_shift_, unit_shift = access_unit_shift_;
     std::uint64_t seq = access_seq_, units = kernel_.touched_units;
     // Why the loop below stopped at events[i] (if it did).
-    enum class Stop { kEnd, kOtherAllocation, kGeneral, kFaulted } stop = Stop::kEnd;
+    enum class Stop { kEnd, kOtherAllocation, kChanged } stop = Stop::kEnd;
+    // Replays events[i] through the general path (a range, a strided or
+    // read-modify-write access, or a miss) with the counters stored; false
+    // when hits need more (or other) work since: the loop stops after it.
+    auto replay_here = [&](auto&& replay) {
+      access_seq_ = seq;
+      kernel_.touched_units = units;
+      replay();
+      seq = access_seq_;
+      units = kernel_.touched_units;
+      // The allocation's arrays stay where they are; the loop goes on unless
+      // hits now need more (or other) work.
+      return (plain_hits_ || recency_hits_) && recency_hits_ == recency;
+    };
+    const std::size_t ahead_end = ahead && n > kLookahead ? n - kLookahead : 0;  // look-ahead while i < ahead_end
     for (; i < n; ++i) {
       const Event& e = events[i];
-      if (ahead && i + kLookahead < n) {  // prefetch_metadata, with this allocation's lookups at hand
+      if (i < ahead_end) {  // prefetch_metadata, with this allocation's lookups at hand
         const Event& later = events[i + kLookahead];
         if (later.name != name) {
           prefetch_metadata(later);
@@ -91,47 +107,46 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         stop = Stop::kOtherAllocation;
         break;
       }
-      const std::uint64_t page = e.offset / kPageSize;
-      if (e.count != 1 || e.stride != 0 || e.length - 1 >= kPageSize || e.offset > size ||
-          e.length > size - e.offset || page != (e.offset + e.length - 1) / kPageSize) {
-        stop = Stop::kGeneral;
+      // One pass, contiguous, 1 to 4096 bytes within one page, within the
+      // allocation (offset < size first: offset + length cannot wrap then).
+      if (((e.count ^ 1u) | e.stride) != 0 || e.length - 1 >= kPageSize - e.offset % kPageSize || e.offset >= size ||
+          e.offset + e.length > size) {
+        // A range (longer than a page: gpu_access's general path, where
+        // kernel_access would arrive after two single-page checks), or the
+        // rare rest through kernel_access.
+        const bool more = e.length > kPageSize && e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite)
+                              ? replay_here([&] { gpu_access_general(e); })
+                              : replay_here([&] { kernel_access(e); });
+        if (more) continue;
+        ++i;
+        stop = Stop::kChanged;
         break;
       }
+      const std::uint64_t page = e.offset / kPageSize;
       PageState& st = pages[page];
       const bool write = e.op != static_cast<std::uint8_t>(AccessType::kRead);
       if (!(st.copies & bit) || (write && st.copies != bit)) [[unlikely]] {
-        if (e.op == static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) {
-          stop = Stop::kGeneral;
-          break;
-        }
-        access_seq_ = seq;
-        kernel_.touched_units = units;
-        single_page_fault(e, a, slot, page);
-        seq = access_seq_;
-        units = kernel_.touched_units;
-        // The fault service leaves the allocation's arrays where they are; the
-        // loop goes on unless hits now need more (or other) work.
-        if ((plain_hits_ || recency_hits_) && recency_hits_ == recency) continue;
+        const bool more = e.op == static_cast<std::uint8_t>(AccessType::kReadModifyWrite)
+                              ? replay_here([&] { read_modify_write(e); })
+                              : replay_here([&] { single_page_fault(e, a, slot, page); });
+        if (more) continue;
         ++i;
-        stop = Stop::kFaulted;
+        stop = Stop::kChanged;
         break;
       }
       ++seq;
       ++st.accesses;
       st.flags |= write ? kDirty : 0;
-      units += ((e.offset + e.length - 1) >> unit_shift) - (e.offset >> unit_shift) + 1;
+      // A touch within one page covers one unit where the unit is a page or more.
+      units += unit_shift >= kPageShift ? 1 : ((e.offset + e.length - 1) >> unit_shift) - (e.offset >> unit_shift) + 1;
       if (order) {
         const std::uint32_t s = chunk_slots[page >> chunk_shift];
         if (s != kNoSlot && order->contains(s)) order->move_to_back(s);
       }
     }
-    if (stop == Stop::kFaulted) continue;  // the counters are stored; the state may have changed
+    if (stop == Stop::kChanged) continue;  // the counters are stored; the state may have changed
     access_seq_ = seq;
     kernel_.touched_units = units;
-    if (stop == Stop::kGeneral) {  // the look-ahead for events[i] was issued above
-      kernel_access(events[i]);
-      ++i;
-    }
   }
 }
 
@@ -292,6 +307,9 @@ void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, 
     if (write) st.flags |= kFaultWrite;  // duplicate entry: coalesced, access type upgraded
   } else {
     st.flags |= static_cast<std::uint8_t>(kInFaultBuffer | (write ? kFaultWrite : 0));
+    // Faults serviced one at a time (a batch of one, the ideal profile's): the
+    // batch this entry would start and end at once, without the buffer.
+    if (batch_limit_ <= 1 && fault_entries_ == 0 && fault_buffer_.empty()) return service_single_fault(slot, page);
     fault_buffer_.push_back({(std::uint64_t{slot} << 40) | page});
   }
   if (++fault_entries_ >= batch_limit_) service_fault_batch();
