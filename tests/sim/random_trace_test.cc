@@ -4,7 +4,9 @@
 // trace: no invariant breaks, totals equal the sum of the phases, bytes moved
 // by eviction never exceed D2H, and two runs give identical results.
 #include <random>
+#include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "policies/policy_kinds.h"
@@ -171,6 +173,23 @@ class NothingPrefetch : public PrefetchPolicy {
   void prefetch(const PrefetchRequest&, PageMask&) override {}
 };
 
+// Replays through run(true) and run(false) and expects the same result, byte
+// for byte (or both refused: device memory that does not fit); counts what it compared.
+template <typename Run>
+void expect_same_result(Run&& run, const std::string& what, Counters& seen, int& compared) {
+  Result a;
+  try {
+    a = run(true);
+  } catch (const SimulationError&) {
+    EXPECT_THROW(run(false), SimulationError) << what;
+    return;
+  }
+  const Result b = run(false);
+  seen += a.total;
+  ++compared;
+  EXPECT_EQ(to_json(a).dump(), to_json(b).dump()) << what;
+}
+
 // Scattered single-page touches of a buffer partly written by the CPU: one to
 // a few faulted pages per VA block and batch, host copies and first touches.
 trace::BuiltTrace scattered_trace(unsigned seed) {
@@ -203,17 +222,7 @@ TEST(RandomTraces, ShortFaultPathGivesTheBlockServiceResult) {
             p.eviction = policies::Registry<EvictionPolicy>::instance().create(evict);
             return replay(t, options_for(round_profile(), memory), std::move(p));
           };
-          Result a, b;
-          try {
-            a = run(true);
-          } catch (const SimulationError&) {  // device memory that does not fit: refused either way
-            EXPECT_THROW(run(false), SimulationError);
-            continue;
-          }
-          b = run(false);
-          seen += a.total;
-          ++compared;
-          EXPECT_EQ(to_json(a).dump(), to_json(b).dump()) << "seed " << seed << " " << evict << " " << memory;
+          expect_same_result(run, fmt::format("seed {} {} {}", seed, evict, memory), seen, compared);
         }
   }
   EXPECT_GT(compared, 120);
@@ -286,18 +295,8 @@ TEST(RandomTraces, InLineEvictionOrderAndAccessLoopGiveTheHooksResult) {
                 p.resolved["evict"] = evict;  // the same resolved configuration both ways
                 return replay(t, options_for(profile, memory), std::move(p));
               };
-              Result a, b;
-              try {
-                a = run(true);
-              } catch (const SimulationError&) {  // device memory that does not fit: refused either way
-                EXPECT_THROW(run(false), SimulationError);
-                continue;
-              }
-              b = run(false);
-              seen += a.total;
-              ++compared;
-              EXPECT_EQ(to_json(a).dump(), to_json(b).dump())
-                  << "seed " << seed << " gpus " << gpus << " " << evict << " " << memory << " batch " << batch;
+              expect_same_result(
+                  run, fmt::format("seed {} gpus {} {} {} batch {}", seed, gpus, evict, memory, batch), seen, compared);
             }
     }
   EXPECT_GT(compared, 200);
