@@ -81,9 +81,7 @@ Engine::CopySide Engine::copy_side(AllocSlot slot, const Event& range, int gpu, 
     Nanos end = t;
     if (migrate.any()) end = std::max(end, move_pages(slot, block, migrate, dest, false, t));
     if (duplicate.any()) end = std::max(end, move_pages(slot, block, duplicate, dest, true, t));
-    BlockState& bs = a.blocks[block];
-    bs.ready_at = std::max(bs.ready_at, end);
-    latest_ready_ = std::max(latest_ready_, end);
+    note_in_flight(a.blocks[block], t, end, dbit);
     done = std::max(done, end);
   }
   stream_done = done;

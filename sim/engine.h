@@ -271,7 +271,19 @@ class Engine {
   void service_fault_batch();
   // A batch of the one faulted page `page` of allocation `slot` (its fault-buffer flags set).
   void service_single_fault(AllocSlot slot, std::uint64_t page);
-  void mark_ready(AllocSlot slot, std::uint64_t block);
+  void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
+  // Data for `waiting` processors lands in the block at `end` (a migration
+  // issued at `start`): their hits on the block wait for it.
+  void note_in_flight(BlockState& bs, Nanos start, Nanos end, ProcessorMask waiting) {
+    if (bs.ready_at <= start) bs.ready_for = 0;  // what was in flight before has landed
+    bs.ready_for |= waiting;
+    bs.ready_at = std::max(bs.ready_at, end);
+    latest_ready_ = std::max(latest_ready_, end);
+  }
+  // A hit of the current kernel waits for data in flight to its GPU.
+  void wait_for_landing(const BlockState& bs) {
+    if (bs.ready_at > kernel_.now && (bs.ready_for & kernel_bit_)) kernel_.now = bs.ready_at;
+  }
   void group_faults();
   // Services the batch's only faulted page of a VA block (page i of the
   // block; short_fault_service.cc).

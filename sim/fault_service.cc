@@ -57,22 +57,20 @@ void Engine::group_faults() {
 // A serviced block's pages are there for everyone once the batch is done: a
 // kernel of another stream that hits them before (it started beside the one
 // that faulted) waits for the service, as it waits for a prefetch.
-void Engine::mark_ready(AllocSlot slot, std::uint64_t block) {
-  BlockState& bs = allocs_[slot].blocks[block];
-  bs.ready_at = std::max(bs.ready_at, kernel_.now);
-  latest_ready_ = std::max(latest_ready_, kernel_.now);
+void Engine::mark_ready(AllocSlot slot, std::uint64_t block, Nanos start) {
+  note_in_flight(allocs_[slot].blocks[block], start, kernel_.now, kernel_bit_);
 }
 
 void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
   const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
-  kernel_.now = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0) +
-                profile_.fault_batch_ns;
+  const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0);
+  kernel_.now = batch_start + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
   const std::uint64_t block = page / kPagesPerBlock;
   service_page(slot, block, static_cast<std::uint32_t>(page % kPagesPerBlock));
   gpu.fault_engine_free = kernel_.now;
-  mark_ready(slot, block);
+  mark_ready(slot, block, batch_start);
 }
 
 void Engine::service_fault_batch() {
@@ -119,7 +117,7 @@ void Engine::service_fault_batch() {
   }
   gpu.fault_engine_free = kernel_.now;
   for (const FaultRun& run : fault_runs_)
-    mark_ready(static_cast<AllocSlot>(run.block_key >> kAllocShift), run.block_key & kBlockMask);
+    mark_ready(static_cast<AllocSlot>(run.block_key >> kAllocShift), run.block_key & kBlockMask, batch_start);
   if (series_) series_batch_row(before, batch_start);
   fault_buffer_.clear();
   fault_entries_ = 0;

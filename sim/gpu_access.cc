@@ -30,8 +30,7 @@ void Engine::gpu_access(const Event& e) {
   if (!hit_here(*a, page, e)) return single_page_fault(e, *a, slot, page);
   if (plain_hits_) [[likely]]
     return;
-  const Nanos ready = a->blocks[page / kPagesPerBlock].ready_at;
-  if (ready > kernel_.now) kernel_.now = ready;
+  wait_for_landing(a->blocks[page / kPagesPerBlock]);
   if (eviction_access_callbacks_) chunk_accessed(slot, *a, page, e.access());
   update_plain_hits();
 }
@@ -187,8 +186,7 @@ void Engine::gpu_access_general(const Event& e) {
   // Extra work on hits only while a migration is still in flight or the
   // eviction policy asked for access callbacks.
   auto hit_extra = [&](std::uint64_t p) {
-    const Nanos ready = a.blocks[p / kPagesPerBlock].ready_at;
-    if (ready > kernel_.now) kernel_.now = ready;  // wait for in-flight data
+    wait_for_landing(a.blocks[p / kPagesPerBlock]);
     if (eviction_access_callbacks_) chunk_accessed(slot, a, p, type);
   };
   auto visit = [&](std::uint64_t p) {
@@ -215,9 +213,11 @@ void Engine::gpu_access_general(const Event& e) {
   // A contiguous range whose every page is a resident hit, with no data in
   // flight and no eviction callbacks (resident range records): its touches
   // change nothing but counters and dirty bits, so the order of the lanes does
-  // not matter and the pages are counted in two tight passes.
+  // not matter and the pages are counted in two tight passes. Not beside other
+  // streams (a cursor): there its touches go in parts, so that they wait while
+  // the GPU services another kernel's faults (stream_scheduler.cc).
   RangeCursor* const cursor = range_cursor_;
-  if (contiguous && latest_ready_ <= kernel_.now && !eviction_access_callbacks_ && (!cursor || !cursor->started())) {
+  if (contiguous && latest_ready_ <= kernel_.now && !eviction_access_callbacks_ && !cursor) {
     // Reduced over the whole range without a branch per page: a read hits
     // where every page holds a copy here, a write where each is the sole copy.
     PageState* const range = pages + first;

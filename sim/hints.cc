@@ -56,9 +56,7 @@ void Engine::on_prefetch(const Event& e) {
     Nanos end = t;
     if (migrate.any()) end = std::max(end, move_pages(slot, block, migrate, dest, false, t, &moved));
     if (duplicate.any()) end = std::max(end, move_pages(slot, block, duplicate, dest, true, t, &moved));
-    BlockState& bs = a.blocks[block];
-    bs.ready_at = std::max(bs.ready_at, end);
-    latest_ready_ = std::max(latest_ready_, end);
+    note_in_flight(a.blocks[block], t, end, dbit);
     done = std::max(done, end);
   });
   counters().bytes_prefetched += moved;
@@ -81,9 +79,7 @@ void Engine::prefetch_in_place(Allocation& a, AllocSlot slot, const Event& e, Pr
     const Nanos end = move_pages(slot, block, pages, Processor::cpu(), false, t);
     for (std::size_t i = pages._Find_first(); i < kPagesPerBlock; i = pages._Find_next(i))
       a.pages[base + i].mapped |= dbit;
-    BlockState& bs = a.blocks[block];
-    bs.ready_at = std::max(bs.ready_at, end);
-    latest_ready_ = std::max(latest_ready_, end);
+    note_in_flight(a.blocks[block], t, end, dbit);
     done = std::max(done, end);
   });
   stream_done = done;

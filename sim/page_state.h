@@ -37,6 +37,7 @@ static_assert(sizeof(PageState) <= 32, "page metadata budget is 32 bytes");
 // Per 2 MiB VA block: timing and policy responses that apply to the block.
 struct BlockState {
   Nanos ready_at = 0;            // data of an in-flight migration arrives
+  ProcessorMask ready_for = 0;   // ... for these processors (their hits wait for it; others' do not)
   Nanos throttle_until = 0;      // thrashing throttle: faults wait until then
   Nanos pin_until = 0;           // thrashing pin expiry
   Nanos map_remote_until = 0;    // thrashing map-remote expiry

@@ -201,7 +201,13 @@ void Engine::step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool l
     else if (current_ != &a) swap_in(a);
     if (w.first == w.end && w.closed) return finish_kernel(a);  // its turn to end (see run_streams' ties)
     const double ns = access_estimate_ns();
+    const Nanos& fault_service_done = gpus_[static_cast<std::size_t>(kernel_.gpu)].fault_engine_free;
     while (w.first < w.end) {
+      // While its GPU services faults (another kernel's: its own leave the
+      // kernel's clock past them), a kernel's accesses wait: on the H200 a
+      // kernel reading resident pages beside a faulting kernel ends with it,
+      // launched before it or after (docs/model.md, "Streams on one timeline").
+      if (fault_service_done > kernel_.now) kernel_.now = fault_service_done;
       if (limited) {
         const Nanos t = kernel_.now + static_cast<Nanos>(static_cast<double>(access_seq_ - kernel_first_seq_) * ns);
         if (t > limit || (t == limit && w.order > limit_order)) break;

@@ -99,6 +99,69 @@ TEST(StreamTimeline, RangeAccessesOfConcurrentKernelsInterleaveByLaneSteps) {
   EXPECT_EQ(r.total.time_ns, 14080u + 239872);
 }
 
+// While its GPU services another kernel's faults, a kernel's accesses wait,
+// hits included (on the H200 a kernel reading resident pages beside a faulting
+// kernel ends with it: hip_backend/results/h200-pcie5/diag_concurrent_kernels).
+// "hot" reads 256 pages made resident by an earlier kernel, one access each
+// (1000 ns at 4.096 GB/s): alone it takes 256000 + its 1000 compute. Beside
+// "cold", which faults 256 pages in from the host in batches of 32 (each
+// service 10000 + 2000 + 32 x 100 + copy 1000 + 32 x 1024 = 49968), hot goes
+// on by one part (a lane step: 32 touches) between two of cold's services, so
+// it ends only after cold's last service.
+TEST(StreamTimeline, HitsWaitWhileTheGpuServicesAnotherKernelsFaults) {
+  auto trace = [](bool beside) {
+    TraceBuilder b;
+    b.alloc("H", 1_MiB).alloc("C", 1_MiB).cpu_write("C").kernel("warm", 0, 0, 2).read("H").end().sync();
+    if (beside) b.kernel("cold", 0, 0, 1).read("C").end();
+    return b.kernel("hot", 0, 1000, 2).read("H").end().sync().build();
+  };
+  HardwareProfile p = round_profile();
+  p.fault_batch_size = p.fault_concurrency = 32;
+  p.gpu_access_gbps = 4.096;
+  const Result alone = replay(trace(false), options_for(p));
+  const Result both = replay(trace(true), options_for(p));
+  ASSERT_EQ(alone.kernels.size(), 2u);
+  ASSERT_EQ(both.kernels.size(), 3u);
+  const ScopeResult& hot_alone = alone.kernels[1];
+  const ScopeResult& cold = both.kernels[1];
+  const ScopeResult& hot = both.kernels[2];
+  ASSERT_EQ(hot.name, "hot");
+  EXPECT_EQ(hot_alone.counters.time_ns, 257000u);
+  EXPECT_EQ(hot.counters.gpu_faults, 0u);
+  EXPECT_EQ(cold.counters.fault_batches, 8u);
+  // Hot's accesses go on only between cold's services: it ends after cold's
+  // last service began, and far later than alone.
+  EXPECT_GE(hot.start_ns + hot.counters.time_ns, cold.start_ns + 8 * 49968);
+  EXPECT_GE(hot.counters.time_ns, hot_alone.counters.time_ns + 7 * 49968);
+}
+
+// Hits wait for data in flight to their own GPU only: gpu0 hits its resident
+// page 0 of a VA block while gpu1 faults page 1 of the same block in from the
+// host; gpu0's kernel takes what it takes alone (the block's in-flight data is
+// gpu1's).
+TEST(StreamTimeline, HitsDoNotWaitForAnotherGpusMigrationInTheSameBlock) {
+  auto trace = [](bool beside) {
+    TraceBuilder b;
+    b.alloc("X", 8_KiB).alloc("Y", 32_KiB).cpu_write("X");
+    b.kernel("warm", 0, 0, 1).read("X", 0, 4_KiB).read("Y").end().sync();
+    if (beside) b.kernel("other", 1, 0, 2).read("X", 4_KiB, 4_KiB).end();
+    return b.kernel("hits", 0, 0, 1).read("Y").read("X", 0, 4_KiB).end().sync().build();
+  };
+  HardwareProfile p = round_profile(2);
+  p.gpu_access_gbps = 4.096;
+  const Result alone = replay(trace(false), options_for(p));
+  const Result both = replay(trace(true), options_for(p));
+  ASSERT_EQ(both.kernels.size(), 3u);
+  const ScopeResult& other = both.kernels[1];
+  const ScopeResult& hits = both.kernels[2];
+  EXPECT_EQ(other.counters.gpu_faults, 1u);
+  EXPECT_EQ(hits.counters.gpu_faults, 0u);
+  // gpu1's page lands after gpu0's kernel has touched page 0 (9000 ns in).
+  EXPECT_GT(other.start_ns + other.counters.stall_ns, hits.start_ns + 9000);
+  EXPECT_EQ(hits.counters.time_ns, alone.kernels[1].counters.time_ns);
+  EXPECT_EQ(hits.counters.time_ns, 9000u);
+}
+
 // Two GPUs fault on their own servicers at the same time: each kernel pays
 // its own batch (10000 + 2100 + copy 2024 = 14124 after its start at 220).
 TEST(StreamTimeline, GpusServiceTheirFaultsInParallel) {
