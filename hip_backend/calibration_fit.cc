@@ -107,6 +107,38 @@ double MigrationFit::predict_ns(double bytes) const {
   return engine;
 }
 
+double predict_fresh_prefetch_ns(const FreshPrefetchSample& s, const MigrationFit& link, double call_ns) {
+  double driver = call_ns, engine = 0, left = s.bytes;
+  for (int b = 0; b < static_cast<int>(s.blocks) && left > 0; ++b) {
+    const double run = std::min(left, s.run_bytes);
+    driver += link.per_block_ns;
+    const double bw = link.peak_gbps * 2.0 / M_PI * std::atan(link.atan_b_per_kib * run / 1024.0);
+    engine = std::max(engine, driver) + link.latency_ns + run / bw;
+    left -= run;
+  }
+  return std::max(engine, driver);
+}
+
+FreshPrefetchFit fit_fresh_prefetch(const std::vector<FreshPrefetchSample>& samples, MigrationFit link) {
+  if (samples.empty()) throw std::runtime_error("fresh prefetch fit: no samples");
+  FreshPrefetchFit best;
+  best.rms_rel_error = INFINITY;
+  for (int bi = 0; bi <= 400; ++bi) {      // per block 0 .. 100 us
+    link.per_block_ns = 250.0 * bi;
+    for (int ci = 0; ci <= 600; ++ci) {    // per call 0 .. 150 us
+      const double call = 250.0 * ci;
+      double err = 0;
+      for (const auto& s : samples) {
+        const double e = (predict_fresh_prefetch_ns(s, link, call) - s.time_ns) / s.time_ns;
+        err += e * e;
+      }
+      const double rms = std::sqrt(err / samples.size());
+      if (rms < best.rms_rel_error) best = {call, link.per_block_ns, rms};
+    }
+  }
+  return best;
+}
+
 MigrationFit fit_migration(const std::vector<MigrationSample>& samples, double atan_b_per_kib, double latency_ns,
                            double fixed_per_block_ns, double max_peak_gbps) {
   if (samples.empty()) throw std::runtime_error("migration fit: no samples");
@@ -334,6 +366,37 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
     if (p.at("direction") == "h2d" && p.at("bytes").get<double>() < kMinPrefetchFitBytes)
       call_residuals.push_back(p.at("time_ns").get<double>() - mig_h2d.predict_ns(p.at("bytes").get<double>()));
   if (!call_residuals.empty()) out["prefetch.call_cost"] = toml_duration(std::max(0.0, median(call_residuals)));
+  // Calibrations with the fresh-prefetch run: per-call and per-block costs from
+  // prefetches of never-migrated memory, as programs prefetch their inputs (the
+  // runs above move one buffer back and forth and take about twice as long
+  // under 4 MiB), on the link fitted above.
+  if (raw.contains("prefetch_fresh")) {
+    std::map<std::string, std::vector<double>> times;
+    std::map<std::string, FreshPrefetchSample> shape;
+    for (const auto& p : raw.at("prefetch_fresh")) {
+      const std::string test = p.at("test").get<std::string>();
+      if (test == "first") continue;  // the replay's first prefetch pays a first-use cost of its own
+      times[test].push_back(p.at("time_ns").get<double>());
+      const double blocks = p.at("blocks").get<double>();
+      const double bytes = p.at("bytes").get<double>();
+      // "sparse" moves back the pages the CPU wrote, 64 KiB of each block.
+      shape[test] = {bytes, blocks, test == "sparse" ? 64.0 * 1024 : 2.0 * 1024 * 1024, 0};
+    }
+    std::vector<FreshPrefetchSample> samples;
+    for (auto& [test, t] : times) {
+      FreshPrefetchSample s = shape[test];
+      s.time_ns = median(t);
+      samples.push_back(s);
+    }
+    if (!samples.empty()) {
+      const FreshPrefetchFit f = fit_fresh_prefetch(samples, mig_h2d);
+      out["prefetch.call_cost"] = toml_duration(f.call_ns);
+      out["prefetch.va_block_cost"] = toml_duration(f.per_block_ns);
+      // Blocks bound for the CPU keep the work the back-and-forth runs give
+      // them (the device-to-host link above was fitted with it).
+      out["prefetch.to_cpu_va_block_cost"] = toml_duration(mig_h2d.per_block_ns);
+    }
+  }
   // Kernel launch: what an empty kernel's hipEvents add to every kernel.
   out["gpu.launch_cost"] = toml_duration(launch);
 
@@ -500,9 +563,13 @@ std::map<std::string, std::string> with_cpu_words(const nlohmann::json& raw, std
     if (t.count("collapse") && pages > 0)
       out["cpu.collapse_fault_cost"] = toml_duration(std::max(0.0, median(t["collapse"]) / pages - write_ns));
     if (t.count("reprefetch") && t.count("plain_prefetch") && out.count("prefetch.va_block_cost")) {
+      // Beyond a plain prefetch's block as the back-and-forth runs time it (the
+      // fresh-prefetch fit, where present, keeps that in to_cpu_va_block_cost).
+      const std::string plain_block =
+          out.count("prefetch.to_cpu_va_block_cost") ? "prefetch.to_cpu_va_block_cost" : "prefetch.va_block_cost";
       const double extra = (median(t["reprefetch"]) - median(t["plain_prefetch"])) / blocks;
       out["prefetch.duplicate_va_block_cost"] =
-          toml_duration(std::max(0.0, duration_ns(out.at("prefetch.va_block_cost")) + extra));
+          toml_duration(std::max(0.0, duration_ns(out.at(plain_block)) + extra));
     }
   }
   // GPU writes ending read duplication: the rmw kernel duplicates the pages as

@@ -52,6 +52,25 @@ struct MigrationFit {
 MigrationFit fit_migration(const std::vector<MigrationSample>& samples, double atan_b_per_kib, double latency_ns,
                            double fixed_per_block_ns = -1, double max_peak_gbps = 151);
 
+// One fresh prefetch of the calibration's fresh-prefetch run (a phase time):
+// `blocks` VA blocks, `run_bytes` moved in each (the last may hold less).
+struct FreshPrefetchSample {
+  double bytes = 0;
+  double blocks = 0;
+  double run_bytes = 0;
+  double time_ns = 0;
+};
+// The per-call and per-block costs of prefetches of never-migrated memory,
+// with the link (latency, curve) fixed: a grid minimising the relative error,
+// the blocks scheduled as MigrationFit::predict_ns does after the call cost.
+struct FreshPrefetchFit {
+  double call_ns = 0;
+  double per_block_ns = 0;
+  double rms_rel_error = 0;
+};
+double predict_fresh_prefetch_ns(const FreshPrefetchSample& s, const MigrationFit& link, double call_ns);
+FreshPrefetchFit fit_fresh_prefetch(const std::vector<FreshPrefetchSample>& samples, MigrationFit link);
+
 // Non-negative least squares for small systems (rows x cols, cols <= 8):
 // minimises |A x - y|^2 with x >= 0 by projected coordinate descent.
 std::vector<double> nnls(const std::vector<std::vector<double>>& a, const std::vector<double>& y, int iterations = 20000);

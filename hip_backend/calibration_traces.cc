@@ -205,6 +205,28 @@ BuiltTrace isolated_fault_trace(int n) {
   return b.sync().free("A").build();
 }
 
+std::vector<FreshPrefetchTest> fresh_prefetch_tests() {
+  // Phase 0 is the implicit "main" (the allocation and the CPU's first touch).
+  return {{1, "first", 64_KiB, 1},   {2, "p128KiB", 128_KiB, 1}, {3, "p512KiB", 512_KiB, 1},
+          {4, "p64KiB", 64_KiB, 1},  {5, "p4MiB", 4_MiB, 2},     {6, "p32MiB", 32_MiB, 16},
+          {8, "sparse", 32_MiB, 16}, {9, "p128MiB", 128_MiB, 64}};
+}
+
+BuiltTrace fresh_prefetch_trace() {
+  // Regions on block boundaries: first, 128K, 512K, 64K at blocks 0-3, 4 MiB
+  // at 8 MiB, 32 MiB at 16 MiB, 128 MiB at 64 MiB; 192 MiB in all.
+  const Bytes offsets[] = {0, 2_MiB, 4_MiB, 6_MiB, 8_MiB, 16_MiB};
+  TraceBuilder b;
+  b.alloc("A", 192_MiB).cpu_write("A");
+  const std::vector<FreshPrefetchTest> tests = fresh_prefetch_tests();
+  for (std::size_t i = 0; i < 6; ++i)
+    b.phase(tests[i].name).prefetch("A", Processor::gpu(0), 1, offsets[i], tests[i].bytes).sync();
+  b.phase("sparse_setup").cpu_write("A", 16_MiB, 32_MiB, 2_MiB);
+  b.phase("sparse").prefetch("A", Processor::gpu(0), 1, 16_MiB, 32_MiB).sync();
+  b.phase("p128MiB").prefetch("A", Processor::gpu(0), 1, 64_MiB, 128_MiB).sync();
+  return b.phase("end").free("A").build();
+}
+
 BuiltTrace cpu_word_trace(Bytes bytes) {
   return TraceBuilder()
       .alloc("A", bytes)
@@ -269,6 +291,7 @@ std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   out.emplace_back("cpu_words_" + std::to_string(kCpuWordRunBytes) + ".umt", cpu_word_trace(kCpuWordRunBytes));
   out.emplace_back("collapse_" + std::to_string(kCollapseRunBytes) + ".umt", read_mostly_collapse_trace(kCollapseRunBytes));
   out.emplace_back("revoke_" + std::to_string(kRevokeRunBytes) + ".umt", read_mostly_rmw_trace(kRevokeRunBytes));
+  out.emplace_back("fresh_prefetch.umt", fresh_prefetch_trace());
   return out;
 }
 

@@ -106,6 +106,23 @@ std::vector<std::pair<std::size_t, std::string>> read_mostly_collapse_tests();
 trace::BuiltTrace read_mostly_rmw_trace(trace::Bytes bytes);
 std::vector<std::pair<std::size_t, std::string>> read_mostly_rmw_tests();
 
+// Prefetches to gpu0 of CPU-written memory never migrated before, as a program
+// prefetches its input (the "prefetch" runs of the calibration move one buffer
+// back and forth instead). One phase per prefetch, each over a region of its
+// own starting on a 2 MiB VA block: "first" (the replay's first prefetch, 64
+// KiB), then 128 KiB, 512 KiB, 64 KiB again, 4 MiB (2 blocks), 32 MiB (16
+// blocks), "sparse" (the 32 MiB again after the CPU wrote one word of each of
+// its blocks: 16 blocks with a few pages each, which tells the work per block
+// from the call's) and 128 MiB (64 blocks).
+trace::BuiltTrace fresh_prefetch_trace();
+struct FreshPrefetchTest {
+  std::size_t phase = 0;
+  std::string name;
+  trace::Bytes bytes = 0;     // the prefetch's range
+  std::uint64_t blocks = 0;   // VA blocks it migrates pages of
+};
+std::vector<FreshPrefetchTest> fresh_prefetch_tests();
+
 constexpr trace::Bytes kSubpageRunBytes = trace::Bytes{256} << 20;
 constexpr int kIsolatedFaults = 64;
 constexpr trace::Bytes kCpuWordRunBytes = trace::Bytes{256} << 20;
@@ -114,8 +131,8 @@ constexpr trace::Bytes kRevokeRunBytes = trace::Bytes{16} << 20;  // ~0.1 s of r
 
 // The traces tune_profile.py replays, by file name: faults_<pattern>_<bytes>.umt
 // for every fault run, read_mostly_<bytes>.umt, cpu_<bytes>.umt, copies.umt,
-// isolated_<n>.umt, subpage_<bytes>.umt, cpu_words_<bytes>.umt, collapse_<bytes>.umt and
-// revoke_<bytes>.umt.
+// isolated_<n>.umt, subpage_<bytes>.umt, cpu_words_<bytes>.umt, collapse_<bytes>.umt,
+// revoke_<bytes>.umt and fresh_prefetch.umt.
 std::vector<std::pair<std::string, trace::BuiltTrace>> tuner_traces();
 
 constexpr trace::Bytes kCpuRunBytes = trace::Bytes{256} << 20;

@@ -52,6 +52,7 @@ void Engine::on_prefetch(const Event& e) {
     // Driver work per block; the copies queue on the copy engines.
     t += from_peers_only   ? profile_.prefetch_peer_block_ns()
          : duplicate.any() ? profile_.prefetch_duplicate_block_ns()
+         : dest.is_cpu()   ? profile_.prefetch_to_cpu_block_ns()
                            : profile_.prefetch_va_block_ns;
     Nanos end = t;
     if (migrate.any()) end = std::max(end, move_pages(slot, block, migrate, dest, false, t, &moved));

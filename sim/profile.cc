@@ -310,11 +310,12 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
-    t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "call_cost"});
+    t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "to_cpu_va_block_cost", "call_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
     if (t.has("duplicate_va_block_cost")) p.prefetch_duplicate_va_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
+    if (t.has("to_cpu_va_block_cost")) p.prefetch_to_cpu_va_block_ns = t.duration("to_cpu_va_block_cost");
     t.finish();
   }
   {
@@ -415,6 +416,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   j["prefetch"] = {{"va_block_cost_ns", p.prefetch_va_block_ns},
                    {"peer_va_block_cost_ns", p.prefetch_peer_block_ns()},
                    {"duplicate_va_block_cost_ns", p.prefetch_duplicate_block_ns()},
+                   {"to_cpu_va_block_cost_ns", p.prefetch_to_cpu_block_ns()},
                    {"call_cost_ns", p.prefetch_call_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
   j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)},

@@ -161,6 +161,11 @@ struct HardwareProfile {
   // on an H200 about three times a migrating block's work. Unset: prefetch_va_block_ns.
   std::optional<Nanos> prefetch_duplicate_va_block_ns;
   Nanos prefetch_duplicate_block_ns() const { return prefetch_duplicate_va_block_ns.value_or(prefetch_va_block_ns); }
+  // A VA block a prefetch migrates to the CPU: the driver allocates and maps
+  // host pages for it (on an H200 host about four times a GPU-bound block's
+  // work, which moves pages of never-migrated memory). Unset: prefetch_va_block_ns.
+  std::optional<Nanos> prefetch_to_cpu_va_block_ns;
+  Nanos prefetch_to_cpu_block_ns() const { return prefetch_to_cpu_va_block_ns.value_or(prefetch_va_block_ns); }
 
   // [eviction]
   Nanos eviction_chunk_ns = 0;     // per evicted chunk, excluding the write-back copy

@@ -254,6 +254,18 @@ void extra_calibration_runs(const CalibrateOptions& o, nlohmann::ordered_json& r
     }
   }
   {
+    say(o, "fresh prefetches");
+    raw["prefetch_fresh"] = nlohmann::ordered_json::array();
+    for (int rep = 0; rep < 3; ++rep) {
+      const Measurements r = replay_plan(plan_of(fresh_prefetch_trace(), "fresh_prefetch"), with_counters(false));
+      for (const FreshPrefetchTest& t : fresh_prefetch_tests())
+        raw["prefetch_fresh"].push_back({{"test", t.name},
+                                         {"bytes", t.bytes},
+                                         {"blocks", t.blocks},
+                                         {"time_ns", r.phases[t.phase].time_ns}});
+    }
+  }
+  {
     say(o, "cpu word touches");
     const Measurements r = replay_plan(plan_of(cpu_word_trace(kCpuWordRunBytes), "cpu_words"), with_counters(false));
     raw["cpu_words"] = nlohmann::ordered_json::array();

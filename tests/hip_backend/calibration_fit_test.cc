@@ -44,6 +44,42 @@ TEST(CalibrationFitTest, PrefetchPipelinesDriverWorkWithCopies) {
   EXPECT_GT(m.predict_ns(4.0 * (1 << 20)), 4.0 * (1 << 20));
 }
 
+TEST(CalibrationFitTest, FreshPrefetchPredictionByHand) {
+  MigrationFit link;
+  link.per_block_ns = 10000;
+  link.latency_ns = 4000;
+  link.peak_gbps = 1e9;  // copies take only their latency
+  link.atan_b_per_kib = 1;
+  // One block: call 20 us, its work 10 us, its copy 4 us.
+  EXPECT_NEAR(predict_fresh_prefetch_ns({64.0 * 1024, 1, 2.0 * 1024 * 1024, 0}, link, 20000), 34000, 1);
+  // Sixteen blocks of 64 KiB: the driver's 16 x 10 us outlasts the copies; the last copy ends 4 us after it.
+  EXPECT_NEAR(predict_fresh_prefetch_ns({32.0 * 1024 * 1024, 16, 64.0 * 1024, 0}, link, 20000), 184000, 1);
+}
+
+TEST(CalibrationFitTest, FreshPrefetchFitTellsBlockWorkFromCallCost) {
+  // The sparse run (16 blocks, a few pages each) sets the block work apart from
+  // the call; whole-block runs alone would leave them traded against each other.
+  MigrationFit link;
+  link.latency_ns = 3955;
+  link.peak_gbps = 51.25;
+  link.atan_b_per_kib = 0.13594;
+  const double call = 21000;
+  link.per_block_ns = 7500;
+  std::vector<FreshPrefetchSample> s = {{128.0 * 1024, 1, 2.0 * 1024 * 1024, 0},
+                                        {512.0 * 1024, 1, 2.0 * 1024 * 1024, 0},
+                                        {4.0 * 1024 * 1024, 2, 2.0 * 1024 * 1024, 0},
+                                        {32.0 * 1024 * 1024, 16, 2.0 * 1024 * 1024, 0},
+                                        {32.0 * 1024 * 1024, 16, 64.0 * 1024, 0},
+                                        {128.0 * 1024 * 1024, 64, 2.0 * 1024 * 1024, 0}};
+  for (auto& x : s) x.time_ns = predict_fresh_prefetch_ns(x, link, call);
+  link.per_block_ns = 45000;  // what the fit starts from must not matter
+  const FreshPrefetchFit f = fit_fresh_prefetch(s, link);
+  EXPECT_NEAR(f.call_ns, 21000, 500);
+  EXPECT_NEAR(f.per_block_ns, 7500, 250);
+  EXPECT_LT(f.rms_rel_error, 0.01);
+  EXPECT_THROW(fit_fresh_prefetch({}, link), std::runtime_error);
+}
+
 TEST(CalibrationFitTest, NnlsKeepsCoefficientsNonNegative) {
   // y = 2*a + 0*b exactly, with b anti-correlated: unconstrained LS could go negative.
   const std::vector<std::vector<double>> a = {{1, 1}, {2, 0}, {3, 1}, {4, 0}};

@@ -137,6 +137,23 @@ TEST(AccessCost, PrefetchCallsHaveAFixedCost) {
   EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 3334u);
 }
 
+// prefetch.to_cpu_va_block_cost 2000: the page goes to gpu0 as above (3334),
+// then back to the CPU: call 700 + the CPU-bound block's 2000 + copy 2024 ->
+// 8058; unset, the block costs va_block_cost (500) as before: 6558.
+TEST(AccessCost, PrefetchToTheCpuHasItsOwnBlockCost) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .cpu_write("A")
+                     .prefetch("A", Processor::gpu(0), 1).sync()
+                     .prefetch("A", Processor::cpu(), 1).sync()
+                     .build();
+  EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 6558u);
+  p.prefetch_to_cpu_va_block_ns = 2000;
+  EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 8058u);
+}
+
 // gpu.launch_cost 5000: an empty kernel with 1000 ns of compute takes 6000.
 TEST(AccessCost, KernelLaunchHasAFixedCost) {
   HardwareProfile p = round_profile();

@@ -169,6 +169,11 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
   const std::string peer = replace(good_profile(), "[prefetch]\n", "[prefetch]\npeer_va_block_cost = \"7us\"\n");
   EXPECT_EQ(parse_profile(peer, "p.toml").prefetch_peer_block_ns(), 7000u);
   EXPECT_EQ(to_json(parse_profile(peer, "p.toml"))["prefetch"]["peer_va_block_cost_ns"], 7000u);
+  // prefetch.to_cpu_va_block_cost: va_block_cost unless given.
+  EXPECT_EQ(plain.prefetch_to_cpu_block_ns(), plain.prefetch_va_block_ns);
+  const std::string to_cpu = replace(good_profile(), "[prefetch]\n", "[prefetch]\nto_cpu_va_block_cost = \"60us\"\n");
+  EXPECT_EQ(parse_profile(to_cpu, "p.toml").prefetch_to_cpu_block_ns(), 60000u);
+  EXPECT_EQ(to_json(parse_profile(to_cpu, "p.toml"))["prefetch"]["to_cpu_va_block_cost_ns"], 60000u);
   // cpu.read_fault_cost: fault_cost (20 us) unless given.
   EXPECT_EQ(plain.cpu_read_fault_cost(), 20000u);
   const std::string read_faults =
