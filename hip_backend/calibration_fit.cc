@@ -373,9 +373,13 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   if (raw.contains("prefetch_fresh")) {
     std::map<std::string, std::vector<double>> times;
     std::map<std::string, FreshPrefetchSample> shape;
+    std::vector<double> first;
     for (const auto& p : raw.at("prefetch_fresh")) {
       const std::string test = p.at("test").get<std::string>();
-      if (test == "first") continue;  // the replay's first prefetch pays a first-use cost of its own
+      if (test == "first") {  // the replay's first prefetch, after the CPU's first touch: a cold call
+        first.push_back(p.at("time_ns").get<double>());
+        continue;
+      }
       times[test].push_back(p.at("time_ns").get<double>());
       const double blocks = p.at("blocks").get<double>();
       const double bytes = p.at("bytes").get<double>();
@@ -396,6 +400,9 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
       // them (the device-to-host link above was fitted with it).
       out["prefetch.to_cpu_va_block_cost"] = toml_duration(mig_h2d.per_block_ns);
     }
+    // The cold call: the first 64 KiB prefetch beyond the same prefetch later on.
+    if (!first.empty() && times.count("p64KiB"))
+      out["prefetch.cold_call_cost"] = toml_duration(std::max(0.0, median(first) - median(times["p64KiB"])));
   }
   // Kernel launch: what an empty kernel's hipEvents add to every kernel.
   out["gpu.launch_cost"] = toml_duration(launch);

@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -513,6 +514,7 @@ class Engine {
   const trace::NameTable* names_ = nullptr;
 
   Nanos host_now_ = 0;
+  std::optional<Nanos> last_prefetch_done_;  // the driver's prefetch path, for prefetch.cold_call_cost
   Nanos latest_ready_ = 0;  // max BlockState::ready_at: hits need no check once passed
   std::uint64_t access_seq_ = 0;
   std::uint64_t kernel_first_seq_ = 0;  // access_seq_ when the open kernel began

@@ -34,7 +34,9 @@ void Engine::on_prefetch(const Event& e) {
   if (!a.managed() || e.length == 0) return;  // only managed memory migrates
   if (vendor_.single_memory_pool) return prefetch_in_place(a, slot, e, dest, stream_done);
   const ProcessorMask dbit = processor_bit(dest);
-  Nanos t = std::max(host_now_, stream_done) + profile_.prefetch_call_ns;
+  const Nanos call = std::max(host_now_, stream_done);
+  const bool cold = !last_prefetch_done_ || call - std::min(call, *last_prefetch_done_) >= profile_.prefetch_cold_after_ns;
+  Nanos t = call + profile_.prefetch_call_ns + (cold ? profile_.prefetch_cold_call_ns : 0);
   Nanos done = t;
   Bytes moved = 0;
   for_each_range_block(e, [&](std::uint64_t block, std::uint64_t base, std::uint64_t lo, std::uint64_t hi) {
@@ -62,6 +64,7 @@ void Engine::on_prefetch(const Event& e) {
   });
   counters().bytes_prefetched += moved;
   stream_done = done;
+  last_prefetch_done_ = std::max(last_prefetch_done_.value_or(0), done);
 }
 
 // One physical memory (APU): the driver's best prefetch location is that memory,

@@ -310,9 +310,12 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
-    t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "to_cpu_va_block_cost", "call_cost"});
+    t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "to_cpu_va_block_cost", "call_cost",
+            "cold_call_cost", "cold_call_after"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
+    if (t.has("cold_call_cost")) p.prefetch_cold_call_ns = t.duration("cold_call_cost");
+    if (t.has("cold_call_after")) p.prefetch_cold_after_ns = t.duration("cold_call_after");
     if (t.has("duplicate_va_block_cost")) p.prefetch_duplicate_va_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
     if (t.has("to_cpu_va_block_cost")) p.prefetch_to_cpu_va_block_ns = t.duration("to_cpu_va_block_cost");
@@ -417,7 +420,9 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                    {"peer_va_block_cost_ns", p.prefetch_peer_block_ns()},
                    {"duplicate_va_block_cost_ns", p.prefetch_duplicate_block_ns()},
                    {"to_cpu_va_block_cost_ns", p.prefetch_to_cpu_block_ns()},
-                   {"call_cost_ns", p.prefetch_call_ns}};
+                   {"call_cost_ns", p.prefetch_call_ns},
+                   {"cold_call_cost_ns", p.prefetch_cold_call_ns},
+                   {"cold_call_after_ns", p.prefetch_cold_after_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
   j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)},
                {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)},

@@ -152,6 +152,13 @@ struct HardwareProfile {
   // [prefetch]: explicit prefetch servicing.
   Nanos prefetch_va_block_ns = 0;  // per VA block migrated by a prefetch hint
   Nanos prefetch_call_ns = 0;      // per prefetch call, on its stream (host-side driver entry)
+  // [prefetch] cold_call_cost: beyond call_cost, for a prefetch after
+  // cold_call_after without one (or the replay's first): on an H200 the
+  // driver's prefetch path takes 50-100 us more after an idle stretch (a
+  // diagnostic: the first 64 KiB prefetch 72-88 us, the next 25; after 38 ms
+  // of CPU work 99-120).
+  Nanos prefetch_cold_call_ns = 0;
+  Nanos prefetch_cold_after_ns = 10'000'000;  // [prefetch] cold_call_after
   // A VA block prefetched to a GPU entirely from a peer GPU's copies: the
   // driver's work differs from a host migration (no CPU page tables to walk).
   // Unset: prefetch_va_block_ns.

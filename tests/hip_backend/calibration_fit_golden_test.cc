@@ -49,6 +49,24 @@ TEST(CalibrationFitGoldenTest, RevocationRunsGiveTheRevokeKey) {
   EXPECT_EQ(fit_profile(raw).at("faults.revoke_duplicate_page_cost"), "\"0ns\"");
 }
 
+// Session 32, the first calibration with the fresh-prefetch run: prefetches of
+// never-migrated memory give the call and block costs (15.5 and 8.25 us, as
+// that call's calibrate wrote them), the first prefetch beyond the later 64 KiB
+// ones the cold call (median 135.1 - 27.4 us: 107,732 ns), and the CPU-bound blocks keep
+// the back-and-forth fit's 48.5 us.
+TEST(CalibrationFitGoldenTest, FreshPrefetchRunsGiveThePrefetchKeys) {
+  const auto values = fit_file("profiles/raw/h200-pcie5/later/session32/calibration.json");
+  EXPECT_EQ(values.at("prefetch.call_cost"), "\"15500ns\"");
+  EXPECT_EQ(values.at("prefetch.va_block_cost"), "\"8250ns\"");
+  EXPECT_EQ(values.at("prefetch.to_cpu_va_block_cost"), "\"48500ns\"");
+  EXPECT_EQ(values.at("prefetch.cold_call_cost"), "\"107732ns\"");
+  // Without the run, the back-and-forth fit sets the block cost alone.
+  const auto older = fit_file("profiles/raw/h200-pcie5/later/session31/calibration.json");
+  EXPECT_EQ(older.at("prefetch.va_block_cost"), "\"46250ns\"");
+  EXPECT_FALSE(older.count("prefetch.cold_call_cost"));
+  EXPECT_FALSE(older.count("prefetch.to_cpu_va_block_cost"));
+}
+
 // The two-GPU session adds the peer keys (NVLink link, peer prefetch, peer reads).
 TEST(CalibrationFitGoldenTest, TwoGpuSessionReproducesFitValuesWithPeerKeys) {
   const auto values = fit_file("profiles/raw/h200x2-nvlink/calibration.json");

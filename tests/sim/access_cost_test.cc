@@ -154,6 +154,32 @@ TEST(AccessCost, PrefetchToTheCpuHasItsOwnBlockCost) {
   EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 8058u);
 }
 
+// prefetch.cold_call_cost 900 after 5000 ns without a prefetch: the first
+// prefetch (of page 0, after the CPU's 2 * 110) starts at 220 + 700 + 900,
+// block 500, copy 2024 -> 4344; page 1 right after it: + 700 + 500 + 2024 ->
+// 7568; the CPU writes page 1 back (fault 5000 + copy 2024 + 10 -> 14602),
+// more than 5000 after the last prefetch: page 1 again pays the cold call ->
+// 14602 + 700 + 900 + 500 + 2024 = 18726.
+TEST(AccessCost, PrefetchAfterAnIdleStretchPaysTheColdCall) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  p.prefetch_cold_call_ns = 900;
+  p.prefetch_cold_after_ns = 5000;
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .cpu_write("A")
+                     .phase("first").prefetch("A", Processor::gpu(0), 1, 0, 4_KiB).sync()
+                     .phase("warm").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+                     .phase("cpu").cpu_write("A", 4_KiB, 4_KiB)
+                     .phase("cold").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+                     .build();
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.phases.size(), 5u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 700u + 900 + 500 + 2024);
+  EXPECT_EQ(r.phases[2].counters.time_ns, 700u + 500 + 2024);
+  EXPECT_EQ(r.phases[4].counters.time_ns, 700u + 900 + 500 + 2024);
+}
+
 // gpu.launch_cost 5000: an empty kernel with 1000 ns of compute takes 6000.
 TEST(AccessCost, KernelLaunchHasAFixedCost) {
   HardwareProfile p = round_profile();
