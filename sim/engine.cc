@@ -46,7 +46,9 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   eviction_ = policies_.eviction.get();
   migration_ = policies_.migration.get();
   decide_callbacks_ = migration_ && !migration_->keeps_driver_default();
-  thrashing_ = policies_.thrashing.get();
+  // Nor is a thrashing policy that never responds: the same result as none.
+  thrashing_ =
+      policies_.thrashing && !policies_.thrashing->never_responds() ? policies_.thrashing.get() : nullptr;
   eviction_access_callbacks_ = eviction_->wants_access_callbacks();
   prefetch_beyond_budget_ = prefetch_ ? std::min(prefetch_->beyond_block_budget(), kMaxPrefetchBlocksBeyond) : 0;
   remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();
@@ -127,6 +129,7 @@ Result Engine::run(trace::TraceReader& reader) {
   bool every_order = true;
   for (int g = 0; g < profile_.gpus; ++g) every_order = (eviction_order_[g] = eviction_->eviction_order(g)) && every_order;
   if (!every_order) std::fill(std::begin(eviction_order_), std::end(eviction_order_), nullptr);
+  lone_faults_ = lone_faults_apply();
   recency_touch_ = eviction_access_callbacks_;
   for (int g = 0; g < profile_.gpus; ++g) {
     recency_[g] = eviction_access_callbacks_ ? eviction_->recency_order(g) : nullptr;

@@ -171,6 +171,9 @@ class Engine {
   // One GPU access of the running kernel: the single-page fast path, else the
   // full one (a read-modify-write's store waits for its load's faults).
   void kernel_access(const trace::Event& e) {
+    // A range (longer than a page, where neither single-page check applies).
+    if (e.length > kPageSize && e.op != static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite))
+      return gpu_range_access(e);
     if (plain_hits_ || recency_hits_) {
       if (settled_single_page_access(e)) return;
     } else if (eviction_access_callbacks_ && try_callback_hit(e)) {
@@ -201,7 +204,7 @@ class Engine {
     ++access_seq_;
     ++st.accesses;
     st.flags |= write ? kDirty : 0;
-    kernel_.touched_units += single_page_units(e);
+    kernel_.touched_units += units_per_pass(e);
     return true;
   }
   // With no migration in flight and no hit callbacks other than a recency
@@ -219,7 +222,7 @@ class Engine {
       return true;
     }
     if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) return false;
-    single_page_fault(e, *a, slot, page);
+    if (!lone_faults_ || !lone_fault(e, *a, slot, page)) single_page_fault(e, *a, slot, page);
     return true;
   }
   // gpu_access for a single-page access (single_page_of) that is not a hit.
@@ -256,14 +259,22 @@ class Engine {
   // CPU's L2 cache: below it the records mostly hit anyway).
   static constexpr Bytes kPrefetchAboveMetadata = Bytes{8} << 20;
   bool prefetch_ahead_ = false;
-  // Units of gpu.access_unit one single-page, single-pass touch covers: the
-  // contiguous case inline, strided touches through traces/page_touch.h.
-  std::uint64_t single_page_units(const trace::Event& e) const {
+  // Units of gpu.access_unit one pass of an access (of a non-zero length)
+  // covers: the contiguous case inline, strided touches through traces/page_touch.h.
+  std::uint64_t units_per_pass(const trace::Event& e) const {
     if (e.stride == 0) [[likely]]
       return ((e.offset + e.length - 1) >> access_unit_shift_) - (e.offset >> access_unit_shift_) + 1;
     return trace::touched_units_per_pass(e, profile_.gpu_access_unit);
   }
   void gpu_access_general(const trace::Event& e);
+  // gpu_access_general for an access longer than a page, with its resident
+  // hits counted first without its set-up (resident_range_hits).
+  void gpu_range_access(const trace::Event& e);
+  // gpu_access_general for a range (within its allocation, of a non-zero
+  // length) whose every page hits, with nothing in flight and no hit
+  // callbacks: counted with `seq` and `units` standing for access_seq_ and
+  // kernel_.touched_units; false, having changed nothing, for any other.
+  bool resident_range_hits(const trace::Event& e, PageState* pages, std::uint64_t& seq, std::uint64_t& units);
   void gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
   void remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, trace::AccessType type);
   void chunk_accessed(AllocSlot slot, const Allocation& a, std::uint64_t page, AccessType type);
@@ -316,6 +327,12 @@ class Engine {
   // large footprint).
   Nanos migrate_block_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest,
                             Nanos ready);
+  // lone_fault.cc: a single-page fault of the replay loop serviced in one pass
+  // (faults one at a time, the short path, the eviction order kept in line,
+  // 4 KiB chunks); false, having changed nothing, where the page or the
+  // memory needs the general path (single_page_fault).
+  bool lone_faults_apply() const;  // under these settings
+  bool lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page);
   // thrashing_response.cc: the thrashing policy's hint before a block's
   // faulted pages are placed, and its detection after pages migrated; both
   // apply the policy's response to the block.
@@ -398,7 +415,32 @@ class Engine {
     const SlotList* const order = eviction_order_[gpu];
     return order ? order->first_two(out) : eviction_->upcoming_victims(gpu, out);
   }
-  inline void prefetch_upcoming_victims(int gpu);  // migration.cc
+  // A GPU that evicted once will evict again at its next fault: the next victim's
+  // page records and chunk-slot entry, and the record of the one after it, are
+  // asked of the cache now (a two-step pipeline: each eviction reads the record
+  // the previous one prefetched). Without it each eviction waits on three cache
+  // misses in a row on a replay whose footprint exceeds the cache.
+  [[gnu::always_inline]] void prefetch_upcoming_victims(int gpu) {
+    std::uint32_t next[2];
+    const std::size_t n = upcoming_victims(gpu, next);
+    const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+    if (n >= 2 && next[1] < mem.slots_created()) prefetch_for_read(&mem.chunk(next[1]));
+    if (n == 0 || next[0] >= mem.slots_created()) return;
+    const PhysicalChunk& c = mem.chunk(next[0]);
+    if (!c.allocated || c.alloc >= allocs_.size()) return;
+    const Allocation& a = allocs_[c.alloc];
+    if (c.first_page < a.page_count) prefetch_for_read(a.pages.data() + c.first_page);
+    if (static_cast<std::size_t>(gpu) >= a.chunk_slot.size()) return;
+    const auto& slots = a.chunk_slot[static_cast<std::size_t>(gpu)];
+    if ((c.first_page >> chunk_shift_) < slots.size()) prefetch_for_read(slots.data() + (c.first_page >> chunk_shift_));
+  }
+  // sim/first_chunk_replacement.h: where a 4 KiB chunk is needed on a full
+  // GPU whose eviction order the engine keeps, the order's first chunk is
+  // evicted and taken again for `page` (what chunk_for's eviction, release,
+  // take and list updates give); returns its slot. Only where
+  // replaces_first_chunk(gpu) holds.
+  inline bool replaces_first_chunk(int gpu) const;
+  inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
   void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);
   void clear_busy_chunks();
@@ -484,6 +526,7 @@ class Engine {
   bool remote_access_callbacks_ = false;
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default
   bool short_path_ = false;  // short_path_applies()
+  bool lone_faults_ = false;  // lone_faults_apply()
   std::uint32_t prefetch_beyond_budget_ = 0;  // blocks per serviced block (0: not asked)
   PrefetchRequest beyond_request_;            // scratch of service_block when the budget is non-zero
   std::vector<BlockPages> beyond_blocks_;     // scratch of prefetch_beyond

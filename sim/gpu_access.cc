@@ -62,15 +62,20 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
     const std::uint32_t* const chunk_slots =
         gpu < a.chunk_slot.size() && !a.chunk_slot[gpu].empty() ? a.chunk_slot[gpu].data() : nullptr;
     const bool recency = recency_hits_;
+    const bool lone = lone_faults_;
     SlotList* const order = recency && a.managed() && chunk_slots ? recency_[gpu] : nullptr;
     const unsigned chunk_shift = chunk_shift_, unit_shift = access_unit_shift_;
     std::uint64_t seq = access_seq_, units = kernel_.touched_units;
-    // Why the loop below stopped at events[i] (if it did).
+    // The loop's own index (i is a reference: a store per access otherwise),
+    // given back to i at every exit and before any call that may throw.
+    std::size_t k = i;
+    // Why the loop below stopped at events[k] (if it did).
     enum class Stop { kEnd, kOtherAllocation, kChanged } stop = Stop::kEnd;
-    // Replays events[i] through the general path (a range, a strided or
+    // Replays events[k] through the general path (a range, a strided or
     // read-modify-write access, or a miss) with the counters stored; false
     // when hits need more (or other) work since: the loop stops after it.
     auto replay_here = [&](auto&& replay) {
+      i = k;
       access_seq_ = seq;
       kernel_.touched_units = units;
       replay();
@@ -81,10 +86,10 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
       return (plain_hits_ || recency_hits_) && recency_hits_ == recency;
     };
     const std::size_t ahead_end = ahead && n > kLookahead ? n - kLookahead : 0;  // look-ahead while i < ahead_end
-    for (; i < n; ++i) {
-      const Event& e = events[i];
-      if (i < ahead_end) {  // prefetch_metadata, with this allocation's lookups at hand
-        const Event& later = events[i + kLookahead];
+    for (; k < n; ++k) {
+      const Event& e = events[k];
+      if (k < ahead_end) {  // prefetch_metadata, with this allocation's lookups at hand
+        const Event& later = events[k + kLookahead];
         if (later.name != name) {
           prefetch_metadata(later);
         } else if (const std::uint64_t p = later.offset / kPageSize; p < page_count) {
@@ -93,7 +98,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         }
         // Halfway there, the chunk slot asked for above has arrived: its
         // recency links are asked for in turn (a hit relinks them).
-        const Event& nearer = events[i + kLookahead / 2];
+        const Event& nearer = events[k + kLookahead / 2];
         if (order && nearer.name == name) {
           if (const std::uint64_t p = nearer.offset / kPageSize; p < page_count) {
             const std::uint32_t s = chunk_slots[p >> chunk_shift];
@@ -107,17 +112,20 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         break;
       }
       // One pass, contiguous, 1 to 4096 bytes within one page, within the
-      // allocation (offset < size first: offset + length cannot wrap then).
-      if (((e.count ^ 1u) | e.stride) != 0 || e.length - 1 >= kPageSize - e.offset % kPageSize || e.offset >= size ||
-          e.offset + e.length > size) {
-        // A range (longer than a page: gpu_access's general path, where
-        // kernel_access would arrive after two single-page checks), or the
-        // rare rest through kernel_access.
+      // allocation (offset + length wraps only to 0, which the - 1 refuses).
+      if (((e.count ^ 1u) | e.stride) != 0 || e.length - 1 >= kPageSize - e.offset % kPageSize ||
+          e.offset + e.length - 1 >= size) {
+        // A range (longer than a page: its resident hits in tight passes, else
+        // gpu_access's general path, where kernel_access would arrive after
+        // two single-page checks), or the rare rest through kernel_access.
+        if (e.length > kPageSize && e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite) &&
+            e.offset <= size && e.length <= size - e.offset && resident_range_hits(e, pages, seq, units))
+          continue;
         const bool more = e.length > kPageSize && e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite)
                               ? replay_here([&] { gpu_access_general(e); })
                               : replay_here([&] { kernel_access(e); });
         if (more) continue;
-        ++i;
+        ++k;
         stop = Stop::kChanged;
         break;
       }
@@ -125,11 +133,22 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
       PageState& st = pages[page];
       const bool write = e.op != static_cast<std::uint8_t>(AccessType::kRead);
       if (!(st.copies & bit) || (write && st.copies != bit)) [[unlikely]] {
+        // A cache simulation's miss, in one pass (lone_fault.cc), else the general path.
+        if (lone && e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) {
+          i = k;
+          access_seq_ = seq;
+          kernel_.touched_units = units;
+          if (lone_fault(e, a, slot, page)) {
+            seq = access_seq_;
+            units = kernel_.touched_units;
+            continue;
+          }
+        }
         const bool more = e.op == static_cast<std::uint8_t>(AccessType::kReadModifyWrite)
                               ? replay_here([&] { read_modify_write(e); })
                               : replay_here([&] { single_page_fault(e, a, slot, page); });
         if (more) continue;
-        ++i;
+        ++k;
         stop = Stop::kChanged;
         break;
       }
@@ -143,6 +162,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         if (s != kNoSlot && order->contains(s)) order->move_to_back(s);
       }
     }
+    i = k;
     if (stop == Stop::kChanged) continue;  // the counters are stored; the state may have changed
     access_seq_ = seq;
     kernel_.touched_units = units;
@@ -151,7 +171,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
 
 void Engine::single_page_fault(const Event& e, Allocation& a, AllocSlot slot, std::uint64_t page) {
   ++access_seq_;  // as gpu_access's single-page path does for an access that is not a hit
-  kernel_.touched_units += single_page_units(e);
+  kernel_.touched_units += units_per_pass(e);
   access_event_ = &e;
   gpu_access_slow(a, slot, page, e.access());
   update_plain_hits();
@@ -165,6 +185,63 @@ bool Engine::try_callback_hit(const Event& e) {
   if (!a || !hit_here(*a, page, e)) return false;
   chunk_accessed(slot, *a, page, e.access());
   return true;
+}
+
+// A contiguous range whose every page is a resident hit, with no data in
+// flight and no eviction callbacks (resident range records): its touches
+// change nothing but counters and dirty bits, so the order of the lanes does
+// not matter and the pages are counted in tight passes. Not beside other
+// streams (a cursor): there its touches go in parts, so that they wait while
+// the GPU services another kernel's faults (stream_scheduler.cc).
+bool Engine::resident_range_hits(const Event& e, PageState* pages, std::uint64_t& seq, std::uint64_t& units) {
+  if (e.stride > kPageSize || latest_ready_ > kernel_.now || eviction_access_callbacks_ || range_cursor_) return false;
+  const bool write = e.op != static_cast<std::uint8_t>(AccessType::kRead);
+  const ProcessorMask bit = kernel_bit_;
+  const std::uint64_t first = e.offset / kPageSize;
+  const std::uint64_t n = (e.offset + e.length - 1) / kPageSize - first + 1;
+  // Reduced over the whole range without a branch per page: a read hits
+  // where every page holds a copy here, a write where each is the sole copy.
+  PageState* const range = pages + first;
+  if (write) {
+    ProcessorMask other = 0;
+#pragma GCC unroll 4
+    for (std::uint64_t i = 0; i < n; ++i) other |= static_cast<ProcessorMask>(range[i].copies ^ bit);
+    if (other != 0) return false;
+  }
+  const std::uint64_t count = e.count ? e.count : 1;
+  const auto times = static_cast<std::uint32_t>(count);  // wraps as count increments would
+  if (write) {
+#pragma GCC unroll 4
+    for (std::uint64_t i = 0; i < n; ++i) range[i].accesses += times, range[i].flags |= kDirty;
+  } else {
+    // Counted in the same pass as the check, and taken back where a page misses.
+    ProcessorMask common = bit;
+#pragma GCC unroll 4
+    for (std::uint64_t i = 0; i < n; ++i) common &= range[i].copies, range[i].accesses += times;
+    if (common == 0) {
+#pragma GCC unroll 4
+      for (std::uint64_t i = 0; i < n; ++i) range[i].accesses -= times;
+      return false;
+    }
+  }
+  access_event_ = &e;
+  seq += n * count;
+  units += units_per_pass(e) * count;
+  return true;
+}
+
+void Engine::gpu_range_access(const Event& e) {
+  if (kernel_.open && e.name < slot_of_name_.size()) {
+    if (const AllocSlot slot = slot_of_name_[e.name]; slot != kNoSlot) {
+      Allocation& a = allocs_[slot];
+      if (e.offset <= a.size && e.length <= a.size - e.offset &&
+          resident_range_hits(e, a.pages.data(), access_seq_, kernel_.touched_units)) {
+        update_plain_hits();
+        return;
+      }
+    }
+  }
+  gpu_access_general(e);
 }
 
 void Engine::gpu_access_general(const Event& e) {
@@ -213,41 +290,14 @@ void Engine::gpu_access_general(const Event& e) {
   // A contiguous range whose every page is a resident hit, with no data in
   // flight and no eviction callbacks (resident range records): its touches
   // change nothing but counters and dirty bits, so the order of the lanes does
-  // not matter and the pages are counted in two tight passes. Not beside other
+  // not matter and the pages are counted in tight passes. Not beside other
   // streams (a cursor): there its touches go in parts, so that they wait while
   // the GPU services another kernel's faults (stream_scheduler.cc).
-  RangeCursor* const cursor = range_cursor_;
-  if (contiguous && latest_ready_ <= kernel_.now && !eviction_access_callbacks_ && !cursor) {
-    // Reduced over the whole range without a branch per page: a read hits
-    // where every page holds a copy here, a write where each is the sole copy.
-    PageState* const range = pages + first;
-    bool all_hit;
-    if (write) {
-      ProcessorMask other = 0;
-#pragma GCC unroll 4
-      for (std::uint64_t i = 0; i < n; ++i) other |= static_cast<ProcessorMask>(range[i].copies ^ bit);
-      all_hit = other == 0;
-    } else {
-      ProcessorMask common = bit;
-#pragma GCC unroll 4
-      for (std::uint64_t i = 0; i < n; ++i) common &= range[i].copies;
-      all_hit = common != 0;
-    }
-    if (all_hit) {
-      const auto times = static_cast<std::uint32_t>(count);  // wraps as count increments would
-      if (write) {
-#pragma GCC unroll 4
-        for (std::uint64_t i = 0; i < n; ++i) range[i].accesses += times, range[i].flags |= kDirty;
-      } else {
-#pragma GCC unroll 4
-        for (std::uint64_t i = 0; i < n; ++i) range[i].accesses += times;
-      }
-      access_seq_ += n * count;
-      kernel_.touched_units += trace::touched_units_per_pass(e, profile_.gpu_access_unit) * count;
-      update_plain_hits();
-      return;
-    }
+  if (resident_range_hits(e, pages, access_seq_, kernel_.touched_units)) {
+    update_plain_hits();
+    return;
   }
+  RangeCursor* const cursor = range_cursor_;
   // Interleaved slices (profile gpu.access_lanes): step k visits the k-th
   // touch of every slice; one lane is the plain sweep.
   const std::uint64_t lanes = std::max<std::uint64_t>(std::min<std::uint64_t>(profile_.gpu_access_lanes, n), 1);

@@ -70,6 +70,18 @@ class GpuMemory {
     free_.push_back(c);
   }
 
+  // release(slot) and take(alloc, first_page, false) at once, for an evicted
+  // chunk of a full memory (whose free list is empty, so take would return the
+  // slot just released): the fault that evicted it takes it.
+  void retake(std::uint32_t slot, AllocSlot alloc, std::uint64_t first_page) {
+    PhysicalChunk& c = chunks_[slot];
+    c.alloc = alloc;
+    c.first_page = first_page;
+    c.resident = 0;
+    c.busy = false;
+    c.fresh = true;
+  }
+
   PhysicalChunk& chunk(std::uint32_t slot) { return chunks_[slot]; }
   const PhysicalChunk& chunk(std::uint32_t slot) const { return chunks_[slot]; }
   std::uint32_t slots_created() const { return slots_created_; }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine.h"
+#include "sim/first_chunk_replacement.h"
 #include "sim/page_mask_iteration.h"
 #include "traces/units.h"
 
@@ -122,26 +123,6 @@ void Engine::clear_busy_chunks() {
   busy_chunks_.clear();
 }
 
-// A GPU that evicted once will evict again at its next fault: the next victim's
-// page records and chunk-slot entry, and the record of the one after it, are
-// asked of the cache now (a two-step pipeline: each eviction reads the record
-// the previous one prefetched). Without it each eviction waits on three cache
-// misses in a row on a replay whose footprint exceeds the cache.
-[[gnu::always_inline]] inline void Engine::prefetch_upcoming_victims(int gpu) {
-  std::uint32_t next[2];
-  const std::size_t n = upcoming_victims(gpu, next);
-  const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
-  if (n >= 2 && next[1] < mem.slots_created()) prefetch_for_read(&mem.chunk(next[1]));
-  if (n == 0 || next[0] >= mem.slots_created()) return;
-  const PhysicalChunk& c = mem.chunk(next[0]);
-  if (!c.allocated || c.alloc >= allocs_.size()) return;
-  const Allocation& a = allocs_[c.alloc];
-  if (c.first_page < a.page_count) prefetch_for_read(a.pages.data() + c.first_page);
-  if (static_cast<std::size_t>(gpu) >= a.chunk_slot.size()) return;
-  const auto& slots = a.chunk_slot[static_cast<std::size_t>(gpu)];
-  if ((c.first_page >> chunk_shift_) < slots.size()) prefetch_for_read(slots.data() + (c.first_page >> chunk_shift_));
-}
-
 void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) { evict_chunk_in_line(gpu, victim, now); }
 
 [[gnu::always_inline]] inline void Engine::evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now) {
@@ -205,6 +186,14 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
   if (s != kNoSlot) {
     PhysicalChunk& c = mem.chunk(s);
     if (hold && !c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
+    return s;
+  }
+  if (replaces_first_chunk(gpu)) {  // a page-granular replay's every fault, in line
+    s = replace_first_chunk(gpu, slot, page, now);
+    if (hold) {
+      mem.chunk(s).busy = true;
+      busy_chunks_.emplace_back(gpu, s);
+    }
     return s;
   }
   while (!mem.has_free()) {

@@ -105,7 +105,9 @@ void Engine::buffer_access(const Event& e) {
   const AllocSlot slot = slot_of(e.name);
   if (slot == kNoSlot) [[unlikely]]
     throw SimulationError(fmt::format("GPU access to '{}', which is not allocated", names_->name(e.name)));
-  check_range(allocs_[slot], e);  // zero length too: refused here, at the access's own line
+  // Zero length too: refused here, at the access's own line (check_range throws).
+  if (const Allocation& a = allocs_[slot]; e.offset > a.size || e.length > a.size - e.offset || e.length == 0)
+    [[unlikely]] check_range(a, e);
   window_.push_back(e);
   ++reading_->queue.back().end;
   if (window_.size() < kAloneEvents) return;

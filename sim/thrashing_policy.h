@@ -60,6 +60,10 @@ class ThrashingPolicy : public PolicyHooks {
   // Pages of the block currently considered thrashing (for prefetch exclusion).
   virtual void thrashing_pages(AllocSlot /*alloc*/, std::uint64_t /*block*/, Nanos /*now*/,
                                PageMask& /*out*/) const {}
+  // True for a policy that never responds and never reports a page (`none`):
+  // the engine then runs as with no thrashing policy (the fault service's
+  // short paths apply). Read once at start-up.
+  virtual bool never_responds() const { return false; }
 };
 
 }  // namespace umsim::sim

@@ -8,6 +8,7 @@ class NoThrashing final : public sim::ThrashingPolicy {
  public:
   explicit NoThrashing(const Params&) {}
   sim::ThrashingResponse on_migration(const sim::MigrationNotice&) override { return {}; }
+  bool never_responds() const override { return true; }
 };
 
 }  // namespace

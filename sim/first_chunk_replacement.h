@@ -1,0 +1,62 @@
+// Engine::replace_first_chunk, in line where a 4 KiB chunk is needed on a
+// full GPU whose eviction order the engine keeps (lone_fault.cc, chunk_for in
+// migration.cc): a page-granular replay over a large footprint evicts at
+// every fault. The order's first chunk is evicted (evict_chunk's work for a
+// chunk of one page), released and taken again for the incoming page
+// (take returns the slot just released: a full memory's free list is empty)
+// and becomes the order's last (chunk_released's erase and chunk_allocated's
+// append). The caller checks replaces_first_chunk first.
+#pragma once
+
+#include <algorithm>
+
+#include "sim/engine.h"
+#include "sim/page_mask_iteration.h"
+
+namespace umsim::sim {
+
+inline bool Engine::replaces_first_chunk(int gpu) const {
+  const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  const SlotList* const order = eviction_order_[gpu];
+  // chunk_for's refusal (nothing it may evict) and choose_victim's walk past
+  // a first chunk that is busy take the general path.
+  return pages_per_chunk_ == 1 && order && !mem.has_free() && mem.pinned() + busy_chunks_.size() < mem.capacity() &&
+         !order->empty() && mem.evictable(order->front());
+}
+
+[[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,
+                                                                      Nanos& now) {
+  const auto gi = static_cast<std::size_t>(gpu);
+  GpuState& g = gpus_[gi];
+  SlotList& order = *eviction_order_[gpu];
+  const std::uint32_t victim = order.front();
+  PhysicalChunk& c = g.memory.chunk(victim);
+  Allocation& va = allocs_[c.alloc];
+  const std::uint64_t vp = c.first_page;
+  if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
+    const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
+    PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
+    const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
+    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));
+    PageState& st = va.pages[vp];
+    const bool sole = st.copies == gbit;
+    st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
+    st.mapped = mappings_for(va, st);
+    st.flags &= static_cast<std::uint8_t>(~kPinned);
+    Counters& cnt = counters();
+    now += profile_.eviction_chunk_ns;
+    if (sole) {
+      now = std::max(now, g.d2h.schedule(now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
+      cnt.bytes_d2h += kPageSize;
+      cnt.bytes_evicted += kPageSize;
+    }
+    ++cnt.evictions;
+  }
+  va.chunk_slot[gi][vp] = kNoSlot;
+  g.memory.retake(victim, slot, page);
+  order.move_to_back(victim);
+  if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
+  return victim;
+}
+
+}  // namespace umsim::sim
