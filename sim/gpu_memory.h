@@ -47,14 +47,7 @@ class GpuMemory {
     } else {
       slot = new_slot();
     }
-    PhysicalChunk& c = chunks_[slot];
-    c.alloc = alloc;
-    c.first_page = first_page;
-    c.resident = 0;
-    c.allocated = true;
-    c.pinned = pinned;
-    c.busy = false;
-    c.fresh = true;
+    assign(chunks_[slot], alloc, first_page, pinned);
     ++allocated_;
     if (pinned) ++pinned_;
     return slot;
@@ -74,12 +67,7 @@ class GpuMemory {
   // chunk of a full memory (whose free list is empty, so take would return the
   // slot just released): the fault that evicted it takes it.
   void retake(std::uint32_t slot, AllocSlot alloc, std::uint64_t first_page) {
-    PhysicalChunk& c = chunks_[slot];
-    c.alloc = alloc;
-    c.first_page = first_page;
-    c.resident = 0;
-    c.busy = false;
-    c.fresh = true;
+    assign(chunks_[slot], alloc, first_page, /*pinned=*/false);
   }
 
   PhysicalChunk& chunk(std::uint32_t slot) { return chunks_[slot]; }
@@ -94,6 +82,16 @@ class GpuMemory {
 
  private:
   std::uint32_t new_slot();  // creates the next slot's record
+  // A taken chunk's record, for (alloc, first_page), with nothing resident yet.
+  static void assign(PhysicalChunk& c, AllocSlot alloc, std::uint64_t first_page, bool pinned) {
+    c.alloc = alloc;
+    c.first_page = first_page;
+    c.resident = 0;
+    c.allocated = true;
+    c.pinned = pinned;
+    c.busy = false;
+    c.fresh = true;
+  }
   std::uint32_t capacity_;
   std::uint32_t allocated_ = 0;
   std::uint32_t pinned_ = 0;
