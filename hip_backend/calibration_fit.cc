@@ -92,31 +92,18 @@ LinkFit fit_link(const std::vector<SizeSample>& samples) {
   return best;
 }
 
-double MigrationFit::predict_ns(double bytes) const {
+double MigrationFit::predict_ns(double bytes, double run_bytes, double start_ns) const {
   // As the simulator schedules a prefetch: the driver spends per_block_ns on each
-  // 2 MiB VA block in turn; each block's copy (latency + run / bw(run)) queues on
-  // the one copy engine of that direction.
-  constexpr double kBlock = 2.0 * 1024 * 1024;
-  double driver = 0, engine = 0;
-  for (double left = bytes; left > 0; left -= kBlock) {
-    const double run = std::min(left, kBlock);
+  // VA block in turn, after the call (start_ns); each block's copy (latency +
+  // run / bw(run)) queues on the one copy engine of that direction.
+  double driver = start_ns, engine = 0;
+  for (double left = bytes; left > 0; left -= run_bytes) {
+    const double run = std::min(left, run_bytes);
     driver += per_block_ns;
     const double bw = peak_gbps * 2.0 / M_PI * std::atan(atan_b_per_kib * run / 1024.0);
     engine = std::max(engine, driver) + latency_ns + run / bw;
   }
   return engine;
-}
-
-double predict_fresh_prefetch_ns(const FreshPrefetchSample& s, const MigrationFit& link, double call_ns) {
-  double driver = call_ns, engine = 0, left = s.bytes;
-  for (int b = 0; b < static_cast<int>(s.blocks) && left > 0; ++b) {
-    const double run = std::min(left, s.run_bytes);
-    driver += link.per_block_ns;
-    const double bw = link.peak_gbps * 2.0 / M_PI * std::atan(link.atan_b_per_kib * run / 1024.0);
-    engine = std::max(engine, driver) + link.latency_ns + run / bw;
-    left -= run;
-  }
-  return std::max(engine, driver);
 }
 
 FreshPrefetchFit fit_fresh_prefetch(const std::vector<FreshPrefetchSample>& samples, MigrationFit link) {
@@ -129,7 +116,7 @@ FreshPrefetchFit fit_fresh_prefetch(const std::vector<FreshPrefetchSample>& samp
       const double call = 250.0 * ci;
       double err = 0;
       for (const auto& s : samples) {
-        const double e = (predict_fresh_prefetch_ns(s, link, call) - s.time_ns) / s.time_ns;
+        const double e = (link.predict_ns(s.bytes, s.run_bytes, call) - s.time_ns) / s.time_ns;
         err += e * e;
       }
       const double rms = std::sqrt(err / samples.size());
@@ -381,10 +368,10 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
         continue;
       }
       times[test].push_back(p.at("time_ns").get<double>());
-      const double blocks = p.at("blocks").get<double>();
-      const double bytes = p.at("bytes").get<double>();
       // "sparse" moves back the pages the CPU wrote, 64 KiB of each block.
-      shape[test] = {bytes, blocks, test == "sparse" ? 64.0 * 1024 : 2.0 * 1024 * 1024, 0};
+      constexpr double kSparseRun = 64.0 * 1024;
+      shape[test] = test == "sparse" ? FreshPrefetchSample{p.at("blocks").get<double>() * kSparseRun, kSparseRun, 0}
+                                     : FreshPrefetchSample{p.at("bytes").get<double>(), 2.0 * 1024 * 1024, 0};
     }
     std::vector<FreshPrefetchSample> samples;
     for (auto& [test, t] : times) {

@@ -45,7 +45,9 @@ struct MigrationFit {
   double peak_gbps = 1;
   double atan_b_per_kib = 1;
   double rms_rel_error = 0;
-  double predict_ns(double bytes) const;
+  // A prefetch of `bytes` starting at start_ns, in runs of run_bytes (one per
+  // VA block; the last may hold less).
+  double predict_ns(double bytes, double run_bytes = 2.0 * 1024 * 1024, double start_ns = 0) const;
 };
 // fixed_per_block_ns >= 0 fixes the per-block cost and fits the peak only; the
 // peak is searched from 1 GB/s to max_peak_gbps (NVLink reaches hundreds).
@@ -53,22 +55,20 @@ MigrationFit fit_migration(const std::vector<MigrationSample>& samples, double a
                            double fixed_per_block_ns = -1, double max_peak_gbps = 151);
 
 // One fresh prefetch of the calibration's fresh-prefetch run (a phase time):
-// `blocks` VA blocks, `run_bytes` moved in each (the last may hold less).
+// `bytes` moved in runs of `run_bytes`, one per VA block (the last may hold less).
 struct FreshPrefetchSample {
   double bytes = 0;
-  double blocks = 0;
   double run_bytes = 0;
   double time_ns = 0;
 };
 // The per-call and per-block costs of prefetches of never-migrated memory,
 // with the link (latency, curve) fixed: a grid minimising the relative error,
-// the blocks scheduled as MigrationFit::predict_ns does after the call cost.
+// the blocks scheduled by MigrationFit::predict_ns after the call cost.
 struct FreshPrefetchFit {
   double call_ns = 0;
   double per_block_ns = 0;
   double rms_rel_error = 0;
 };
-double predict_fresh_prefetch_ns(const FreshPrefetchSample& s, const MigrationFit& link, double call_ns);
 FreshPrefetchFit fit_fresh_prefetch(const std::vector<FreshPrefetchSample>& samples, MigrationFit link);
 
 // Non-negative least squares for small systems (rows x cols, cols <= 8):

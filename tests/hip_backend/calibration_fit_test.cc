@@ -51,9 +51,9 @@ TEST(CalibrationFitTest, FreshPrefetchPredictionByHand) {
   link.peak_gbps = 1e9;  // copies take only their latency
   link.atan_b_per_kib = 1;
   // One block: call 20 us, its work 10 us, its copy 4 us.
-  EXPECT_NEAR(predict_fresh_prefetch_ns({64.0 * 1024, 1, 2.0 * 1024 * 1024, 0}, link, 20000), 34000, 1);
+  EXPECT_NEAR(link.predict_ns(64.0 * 1024, 2.0 * 1024 * 1024, 20000), 34000, 1);
   // Sixteen blocks of 64 KiB: the driver's 16 x 10 us outlasts the copies; the last copy ends 4 us after it.
-  EXPECT_NEAR(predict_fresh_prefetch_ns({32.0 * 1024 * 1024, 16, 64.0 * 1024, 0}, link, 20000), 184000, 1);
+  EXPECT_NEAR(link.predict_ns(16 * 64.0 * 1024, 64.0 * 1024, 20000), 184000, 1);
 }
 
 TEST(CalibrationFitTest, FreshPrefetchFitTellsBlockWorkFromCallCost) {
@@ -65,13 +65,13 @@ TEST(CalibrationFitTest, FreshPrefetchFitTellsBlockWorkFromCallCost) {
   link.atan_b_per_kib = 0.13594;
   const double call = 21000;
   link.per_block_ns = 7500;
-  std::vector<FreshPrefetchSample> s = {{128.0 * 1024, 1, 2.0 * 1024 * 1024, 0},
-                                        {512.0 * 1024, 1, 2.0 * 1024 * 1024, 0},
-                                        {4.0 * 1024 * 1024, 2, 2.0 * 1024 * 1024, 0},
-                                        {32.0 * 1024 * 1024, 16, 2.0 * 1024 * 1024, 0},
-                                        {32.0 * 1024 * 1024, 16, 64.0 * 1024, 0},
-                                        {128.0 * 1024 * 1024, 64, 2.0 * 1024 * 1024, 0}};
-  for (auto& x : s) x.time_ns = predict_fresh_prefetch_ns(x, link, call);
+  std::vector<FreshPrefetchSample> s = {{128.0 * 1024, 2.0 * 1024 * 1024, 0},
+                                        {512.0 * 1024, 2.0 * 1024 * 1024, 0},
+                                        {4.0 * 1024 * 1024, 2.0 * 1024 * 1024, 0},
+                                        {32.0 * 1024 * 1024, 2.0 * 1024 * 1024, 0},
+                                        {16 * 64.0 * 1024, 64.0 * 1024, 0},
+                                        {128.0 * 1024 * 1024, 2.0 * 1024 * 1024, 0}};
+  for (auto& x : s) x.time_ns = link.predict_ns(x.bytes, x.run_bytes, call);
   link.per_block_ns = 45000;  // what the fit starts from must not matter
   const FreshPrefetchFit f = fit_fresh_prefetch(s, link);
   EXPECT_NEAR(f.call_ns, 21000, 500);
