@@ -315,6 +315,44 @@ std::optional<double> idle_start_excess(const nlohmann::json& raw) {
   return std::max(0.0, median(excess));
 }
 
+// The fault path's cold start, cost * (1 - exp(-idle / time)): what the
+// isolated fault after a gap takes beyond the warm one right after it, less
+// what the first kernel pays for finding its GPU idle (gpu.idle_start_cost,
+// `idle_start`). The "cpu" gap (tens of ms, several time constants) gives the
+// cost; the "cpu_mid" gap (about one) the time constant, from its measured
+// length or, in runs that did not record it, its 64 MiB of CPU writes at the
+// "cpu" run's resident write speed. Nothing without a cold-fault run.
+struct ColdStartFit {
+  double cost_ns = 0;
+  std::optional<double> time_ns;
+};
+std::optional<ColdStartFit> fit_cold_start(const nlohmann::json& raw, double idle_start) {
+  if (!raw.contains("cold_faults")) return std::nullopt;
+  std::map<std::string, std::vector<double>> cold, warm, gap;
+  for (const auto& r : raw.at("cold_faults")) {
+    const std::string g = r.at("gap").get<std::string>();
+    (r.at("test") == "cold" ? cold : warm)[g].push_back(r.at("time_ns").get<double>());
+    if (r.contains("gap_ns") && r.at("test") == "cold") gap[g].push_back(r.at("gap_ns").get<double>());
+  }
+  auto excess = [&](const std::string& g) -> std::optional<double> {
+    if (cold[g].empty() || warm[g].empty()) return std::nullopt;
+    return median(cold[g]) - median(warm[g]) - idle_start;
+  };
+  const auto full = excess("cpu");
+  if (!full) throw std::runtime_error("calibration data: cold_faults needs cold and warm kernels after the \"cpu\" gap");
+  ColdStartFit f;
+  f.cost_ns = std::max(0.0, *full);
+  const auto mid = excess("cpu_mid");
+  double mid_gap = gap["cpu_mid"].empty() ? 0 : median(gap["cpu_mid"]);
+  if (mid_gap == 0 && raw.contains("cpu"))
+    for (const auto& c : raw.at("cpu"))
+      if (c.at("test") == "resident")
+        mid_gap = c.at("time_ns").get<double>() / c.at("pages").get<double>() * (64.0 * 1024 * 1024 / 4096);
+  if (mid && *mid > 0 && f.cost_ns > 0 && mid_gap > 0)
+    f.time_ns = mid_gap / -std::log1p(-std::clamp(*mid / f.cost_ns, 0.01, 0.99));
+  return f;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
@@ -478,7 +516,12 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
     out["gpu.access_cost"] = toml_duration(res->cost_ns);
     out["gpu.access_gbps"] = fmt::format("{}", std::lround(res->gbps));
   }
-  if (const auto idle = idle_start_excess(raw)) out["gpu.idle_start_cost"] = toml_duration(*idle);
+  const std::optional<double> idle = idle_start_excess(raw);
+  if (idle) out["gpu.idle_start_cost"] = toml_duration(*idle);
+  if (const auto cold = fit_cold_start(raw, idle.value_or(0.0))) {
+    out["faults.cold_start_cost"] = toml_duration(cold->cost_ns);
+    if (cold->time_ns) out["faults.cold_start_time"] = toml_duration(*cold->time_ns);
+  }
   if (const auto rem = fit_touches(raw, "pinned")) {
     out["remote.access_unit"] = fmt::format("\"{}B\"", rem->unit);
     out["remote.access_cost"] = toml_duration(rem->cost_ns);

@@ -205,6 +205,34 @@ BuiltTrace isolated_fault_trace(int n) {
   return b.sync().free("A").build();
 }
 
+std::vector<ColdFaultGap> cold_fault_gaps() {
+  return {{"cpu", "CPU writes of a resident 256 MiB buffer"},
+          {"cpu_short", "CPU writes of 8 MiB of it"},
+          {"cpu_mid", "CPU writes of 64 MiB of it"},
+          {"cpu_faults", "CPU reads of 64 MiB prefetched to the GPU just before"}};
+}
+
+BuiltTrace cold_fault_trace(int rounds) {
+  const std::vector<ColdFaultGap> gaps = cold_fault_gaps();
+  TraceBuilder b;
+  b.alloc("A", static_cast<Bytes>(2 * rounds * gaps.size()) * 2_MiB).alloc("G", 256_MiB).alloc("H", 64_MiB);
+  b.cpu_write("A").cpu_write("G").cpu_write("H");
+  Bytes block = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (const ColdFaultGap& g : gaps) {
+      b.phase("gap_" + g.name);
+      if (g.name == "cpu") b.cpu_write("G");
+      if (g.name == "cpu_short") b.cpu_write("G", 0, 8_MiB);
+      if (g.name == "cpu_mid") b.cpu_write("G", 0, 64_MiB);
+      if (g.name == "cpu_faults") b.prefetch("H", Processor::gpu(0)).sync().cpu_read("H");
+      b.kernel(g.name).read("A", block + 1_MiB, 4).end();
+      b.kernel("warm").read("A", block + 2_MiB + 1_MiB, 4).end().sync();
+      block += 4_MiB;
+    }
+  }
+  return b.free("A").free("G").free("H").build();
+}
+
 std::vector<FreshPrefetchTest> fresh_prefetch_tests() {
   // Phase 0 is the implicit "main" (the allocation and the CPU's first touch).
   return {{1, "first", 64_KiB, 1},   {2, "p128KiB", 128_KiB, 1}, {3, "p512KiB", 512_KiB, 1},
@@ -292,6 +320,7 @@ std::vector<std::pair<std::string, BuiltTrace>> tuner_traces() {
   out.emplace_back("collapse_" + std::to_string(kCollapseRunBytes) + ".umt", read_mostly_collapse_trace(kCollapseRunBytes));
   out.emplace_back("revoke_" + std::to_string(kRevokeRunBytes) + ".umt", read_mostly_rmw_trace(kRevokeRunBytes));
   out.emplace_back("fresh_prefetch.umt", fresh_prefetch_trace());
+  out.emplace_back("cold_faults_" + std::to_string(kColdFaultRounds) + ".umt", cold_fault_trace(kColdFaultRounds));
   return out;
 }
 

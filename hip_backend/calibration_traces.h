@@ -88,6 +88,22 @@ trace::BuiltTrace subpage_trace(trace::Bytes bytes, int reps);
 // one fault, one page, nothing for the prefetcher (isolated fault cost).
 trace::BuiltTrace isolated_fault_trace(int n);
 
+// The fault path's cold start: `rounds` times, for each gap of
+// cold_fault_gaps(), a phase "gap_<name>" without GPU faults, then kernel
+// "<name>" and right after it kernel "warm", each with one isolated fault in
+// a CPU-written VA block of its own. Kernels alternate gap, warm.
+trace::BuiltTrace cold_fault_trace(int rounds);
+struct ColdFaultGap {
+  std::string name;
+  std::string what;
+};
+// "cpu": the CPU writes a resident 256 MiB buffer (tens of ms), which gives
+// faults.cold_start_cost; "cpu_short" 8 MiB and "cpu_mid" 64 MiB of it (about
+// 1.5 and 11 ms: where the path turns cold); "cpu_faults": a 64 MiB buffer
+// prefetched to the GPU is read back by the CPU (its faults migrate it home:
+// does driver work for the GPU's memory keep the path warm?).
+std::vector<ColdFaultGap> cold_fault_gaps();
+
 // CPU touches of one word per page: phases first_touch (whole-page writes),
 // word_write and word_read (one word per page of the resident buffer), end.
 trace::BuiltTrace cpu_word_trace(trace::Bytes bytes);
@@ -125,6 +141,7 @@ std::vector<FreshPrefetchTest> fresh_prefetch_tests();
 
 constexpr trace::Bytes kSubpageRunBytes = trace::Bytes{256} << 20;
 constexpr int kIsolatedFaults = 64;
+constexpr int kColdFaultRounds = 4;
 constexpr trace::Bytes kCpuWordRunBytes = trace::Bytes{256} << 20;
 constexpr trace::Bytes kCollapseRunBytes = trace::Bytes{64} << 20;
 constexpr trace::Bytes kRevokeRunBytes = trace::Bytes{16} << 20;  // ~0.1 s of revocations on an H200
@@ -132,7 +149,7 @@ constexpr trace::Bytes kRevokeRunBytes = trace::Bytes{16} << 20;  // ~0.1 s of r
 // The traces tune_profile.py replays, by file name: faults_<pattern>_<bytes>.umt
 // for every fault run, read_mostly_<bytes>.umt, cpu_<bytes>.umt, copies.umt,
 // isolated_<n>.umt, subpage_<bytes>.umt, cpu_words_<bytes>.umt, collapse_<bytes>.umt,
-// revoke_<bytes>.umt and fresh_prefetch.umt.
+// revoke_<bytes>.umt, fresh_prefetch.umt and cold_faults_<rounds>.umt.
 std::vector<std::pair<std::string, trace::BuiltTrace>> tuner_traces();
 
 constexpr trace::Bytes kCpuRunBytes = trace::Bytes{256} << 20;

@@ -75,6 +75,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   const auto chunks = static_cast<std::uint32_t>(gpu_memory_ / chunk_bytes_);
   gpus_.reserve(static_cast<std::size_t>(profile_.gpus));
   for (int g = 0; g < profile_.gpus; ++g) gpus_.emplace_back(chunks, profile_);
+  for (GpuState& gpu : gpus_) gpu.serviced_faults = options_.warm_fault_service;
   fault_buffer_.reserve(batch_limit_);
   parked_faults_.resize(gpus_.size());
   timeline_ = !options_.issue_order && !eviction_->needs_future();  // the oracle numbers accesses in trace order
@@ -589,6 +590,7 @@ nlohmann::ordered_json Engine::resolved_config() const {
                   {"chunks_per_gpu", gpus_.front().memory.capacity()},
                   {"fault_batch_limit", batch_limit_},
                   {"check_invariants", options_.check_invariants}};
+  if (options_.warm_fault_service) j["options"]["warm_fault_service"] = true;
   for (auto it = options_.extra_config.begin(); it != options_.extra_config.end(); ++it) j[it.key()] = it.value();
   return j;
 }

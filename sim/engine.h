@@ -68,6 +68,10 @@ struct EngineOptions {
   // before streams shared one timeline); the default steps the streams in
   // simulated time (docs/model.md, "Streams on one timeline").
   bool issue_order = false;
+  // Every GPU's fault servicing starts as if a batch had just ended at time 0,
+  // so faults.cold_start_cost applies only after cold_start_after: for a run
+  // that followed others in one process, as the calibration's runs do.
+  bool warm_fault_service = false;
   // Extra resolved configuration (e.g. policy specs) copied into Result::config.
   nlohmann::ordered_json extra_config;
 };
@@ -106,6 +110,7 @@ class Engine {
     GpuMemory memory;
     CopyEngines h2d, d2h, peer_in;  // copies into / out of this GPU
     Nanos fault_engine_free = 0;    // the GPU's fault servicing is serial
+    bool serviced_faults = false;   // a batch ran (fault_engine_free is its end): for faults.cold_start_cost
     // Kernels (the trace's and fill kernels) running on the GPU, and when the
     // last one ended: a kernel that finds it idle pays gpu.idle_start_cost.
     std::uint32_t kernels_running = 0;
@@ -283,6 +288,11 @@ class Engine {
   void service_fault_batch();
   // A batch of the one faulted page `page` of allocation `slot` (its fault-buffer flags set).
   void service_single_fault(AllocSlot slot, std::uint64_t page);
+  // When the running kernel's next batch starts on `gpu`, which it marks as
+  // servicing: when its servicer is free, plus faults.wakeup_cost for the
+  // kernel's first batch on an idle servicer and faults.cold_start_cost after
+  // faults.cold_start_after without a batch.
+  Nanos start_fault_batch(GpuState& gpu);
   void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
   // Data for `waiting` processors lands in the block at `end` (a migration
   // issued at `start`): their hits on the block wait for it.

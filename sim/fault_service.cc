@@ -4,6 +4,7 @@
 // migration policy), the prefetch policy adds pages, pages move, and the
 // thrashing policy sees the migration. The kernel stalls meanwhile.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -61,10 +62,26 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block, Nanos start) {
   note_in_flight(allocs_[slot].blocks[block], start, kernel_.now, kernel_bit_);
 }
 
+Nanos Engine::start_fault_batch(GpuState& gpu) {
+  const Nanos free = std::max(kernel_.now, gpu.fault_engine_free);
+  // An idle servicer is woken by the fault interrupt for the kernel's first
+  // batch; a busy one takes the batch when it is free.
+  const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
+  // One that idled has cooled (never used: cold): on the hardware the first
+  // fault after an idle stretch is slower, the more the longer the stretch.
+  Nanos cold = 0;
+  if (profile_.fault_cold_start_ns != 0) {
+    const double idle = gpu.serviced_faults ? static_cast<double>(free - gpu.fault_engine_free) : HUGE_VAL;
+    cold = static_cast<Nanos>(std::llround(static_cast<double>(profile_.fault_cold_start_ns) *
+                                           -std::expm1(-idle / static_cast<double>(profile_.fault_cold_time_ns))));
+  }
+  gpu.serviced_faults = true;
+  return free + (wakes ? profile_.fault_wakeup_ns : 0) + cold;
+}
+
 void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {
   GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
-  const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
-  const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0);
+  const Nanos batch_start = start_fault_batch(gpu);
   kernel_.now = batch_start + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
   const std::uint64_t block = page / kPagesPerBlock;
@@ -75,11 +92,6 @@ void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {
 
 void Engine::service_fault_batch() {
   if (fault_entries_ == 0) return;
-  GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
-  // An idle servicer is woken by the fault interrupt for the kernel's first
-  // batch (faults.wakeup_cost); a busy one takes the batch when it is free.
-  const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
-  const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0);
   if (fault_buffer_.size() == 1) {  // one page (a batch of one, or duplicates of one page): nothing to group
     const std::uint64_t key = fault_buffer_.front().key;
     service_single_fault(static_cast<AllocSlot>(key >> 40), key & ((std::uint64_t{1} << 40) - 1));
@@ -88,6 +100,8 @@ void Engine::service_fault_batch() {
     return;
   }
   const Counters before = series_ ? kernel_counters_ : Counters{};
+  GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
+  const Nanos batch_start = start_fault_batch(gpu);
   kernel_.now = batch_start + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
   group_faults();

@@ -49,8 +49,7 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   st.flags |= static_cast<std::uint8_t>(kInFaultBuffer | (write ? kFaultWrite : 0));
 
   // service_single_fault: the batch of this one page.
-  const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
-  const Nanos batch_start = std::max(kernel_.now, gpu.fault_engine_free) + (wakes ? profile_.fault_wakeup_ns : 0);
+  const Nanos batch_start = start_fault_batch(gpu);
   Nanos now = batch_start + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
 

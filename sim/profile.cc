@@ -270,11 +270,16 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "wakeup_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
             "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost", "duplicated_page_cost",
-            "revoke_duplicate_page_cost"});
+            "revoke_duplicate_page_cost", "cold_start_cost", "cold_start_time"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
     if (t.has("wakeup_cost")) p.fault_wakeup_ns = t.duration("wakeup_cost");
+    if (t.has("cold_start_cost")) p.fault_cold_start_ns = t.duration("cold_start_cost");
+    if (t.has("cold_start_time")) {
+      p.fault_cold_time_ns = t.duration("cold_start_time");
+      if (p.fault_cold_time_ns == 0) t.fail(t.required("cold_start_time"), "'faults.cold_start_time' must be longer than 0");
+    }
     p.fault_va_block_ns = t.duration("va_block_cost");
     p.fault_page_ns = t.duration("page_cost");
     if (t.has("populate_va_block_cost")) p.fault_populate_block_ns = t.duration("populate_va_block_cost");
@@ -396,6 +401,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"concurrency", p.fault_concurrency},
                  {"batch_cost_ns", p.fault_batch_ns},
                  {"wakeup_cost_ns", p.fault_wakeup_ns},
+                 {"cold_start_cost_ns", p.fault_cold_start_ns},
+                 {"cold_start_time_ns", p.fault_cold_time_ns},
                  {"va_block_cost_ns", p.fault_va_block_ns},
                  {"page_cost_ns", p.fault_page_ns},
                  {"populate_va_block_cost_ns", p.populate_block_ns()},

@@ -78,6 +78,14 @@ struct HardwareProfile {
   // fault every time. 0: none (the pooled calibration of the H200 profile
   // finds 0; the host probe measures it per machine).
   Nanos fault_wakeup_ns = 0;
+  // [faults] cold_start_cost: beyond wakeup_cost, what a GPU's fault batch
+  // pays after its fault path has idled: cold_start_cost * (1 - exp(-idle /
+  // cold_start_time)), idle since the GPU's last batch ended (the whole cost
+  // for its first batch ever). On an H200 an isolated fault after about 1.8,
+  // 14 and 57 ms of CPU writes takes 36, 119 and 159 us more than one right
+  // after another fault (docs/model.md). 0: none.
+  Nanos fault_cold_start_ns = 0;
+  Nanos fault_cold_time_ns = 10'000'000;  // [faults] cold_start_time
   Nanos fault_va_block_ns = 0;            // per VA block serviced in a batch
   Nanos fault_page_ns = 0;                // per page serviced (populate, map)
   // Per page a fault service moves to the requester from another copy

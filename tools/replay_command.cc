@@ -35,6 +35,7 @@ struct Options {
   std::string json;
   std::string events;
   bool check_invariants = false;
+  bool warm_fault_service = false;
   bool quiet = false;
   std::uint64_t work_limit = trace::kDefaultWorkLimit;
 };
@@ -61,6 +62,7 @@ void run(const Options& o) {
   }
   sim::EnginePolicies policies = make_policies(o.policy, &options.vendor);
   options.check_invariants = o.check_invariants;
+  options.warm_fault_service = o.warm_fault_service;
   options.trace_name = o.trace;
   const std::string path = o.trace;
   options.reopen = [path] { return trace::open_trace(path); };
@@ -132,6 +134,10 @@ void setup(CLI::App& app) {
   cmd->add_option("--json", o->json, "write the result (counters, per kernel / phase, resolved configuration) as JSON to this file ('-': standard output)");
   cmd->add_option("--events", o->events, "write a CSV series: one row per kernel and per phase");
   cmd->add_flag("--check-invariants", o->check_invariants, "check the model's invariants after every event (slow)");
+  cmd->add_flag("--warm-fault-service", o->warm_fault_service,
+                "start each GPU's fault servicing as if a batch had just ended (no faults.cold_start_cost until "
+                "faults.cold_start_after has passed): for a run that followed others in one process, as "
+                "`umsim-hip calibrate`'s runs do");
   cmd->add_flag("--quiet,-q", o->quiet, "print nothing on success");
   // CLI11 reads "-1" into an unsigned option as 2^64 - 1 (no limit at all): only digits are a count.
   const CLI::Validator whole_number(

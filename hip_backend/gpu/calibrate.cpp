@@ -254,6 +254,22 @@ void extra_calibration_runs(const CalibrateOptions& o, nlohmann::ordered_json& r
     }
   }
   {
+    say(o, "cold faults");
+    const Measurements r = replay_plan(plan_of(cold_fault_trace(kColdFaultRounds), "cold_faults"), with_counters(false));
+    raw["cold_faults"] = nlohmann::ordered_json::array();
+    const std::vector<ColdFaultGap> gaps = cold_fault_gaps();
+    for (std::size_t k = 0; k < r.kernels.size(); ++k) {  // per gap: the kernel after it, then a warm one
+      const std::string& gap = gaps[(k / 2) % gaps.size()].name;
+      // The gap's own time: its phase (phase 0 is "main") less the two kernels in it.
+      const std::size_t pair = k - k % 2;
+      const std::uint64_t phase = r.phases[1 + k / 2].time_ns, kernels = r.kernels[pair].time_ns + r.kernels[pair + 1].time_ns;
+      raw["cold_faults"].push_back({{"gap", gap},
+                                    {"test", k % 2 ? "warm" : "cold"},
+                                    {"time_ns", r.kernels[k].time_ns},
+                                    {"gap_ns", phase > kernels ? phase - kernels : 0}});
+    }
+  }
+  {
     say(o, "fresh prefetches");
     raw["prefetch_fresh"] = nlohmann::ordered_json::array();
     for (int rep = 0; rep < 3; ++rep) {

@@ -67,6 +67,30 @@ TEST(CalibrationFitGoldenTest, FreshPrefetchRunsGiveThePrefetchKeys) {
   EXPECT_FALSE(older.count("prefetch.to_cpu_va_block_cost"));
 }
 
+// faults.cold_start_cost and cold_start_time, cost * (1 - exp(-idle / time)):
+// session 35's "cold_faults" run gives 159,024 ns (after the 256 MiB gap:
+// median 271.5 us less the warm 81.0 less gpu.idle_start_cost 31.2) and
+// 10.41 ms (after the 64 MiB gap, no gap time recorded: 212.5 - 62.5 - 31.2 =
+// 118.8 us, 0.747 of the cost, after 16,384 pages at the "cpu" run's 872 ns
+// per resident page write: 14.29 ms / -ln(1 - 0.747)). A recorded gap time is
+// used instead; sessions without the run do not write the keys; a run without
+// the "cpu" gap's warm kernels is refused.
+TEST(CalibrationFitGoldenTest, ColdFaultRunsGiveTheColdStartKeys) {
+  nlohmann::json raw = nlohmann::json::parse(slurp("profiles/raw/h200-pcie5/later/session35/calibration.json"));
+  const auto values = fit_profile(raw);
+  EXPECT_EQ(values.at("gpu.idle_start_cost"), "\"31248ns\"");
+  EXPECT_EQ(values.at("faults.cold_start_cost"), "\"159024ns\"");
+  EXPECT_EQ(values.at("faults.cold_start_time"), "\"10411603ns\"");
+  for (auto& r : raw["cold_faults"]) r["gap_ns"] = 20e6;  // 20 ms / -ln(1 - 0.7468) -> 14.571 ms
+  EXPECT_EQ(fit_profile(raw).at("faults.cold_start_time"), "\"14570956ns\"");
+  EXPECT_FALSE(fit_file("profiles/raw/h200-pcie5/later/session32/calibration.json").count("faults.cold_start_cost"));
+  nlohmann::json partial = raw;
+  partial["cold_faults"] = nlohmann::json::array();
+  for (const auto& r : raw["cold_faults"])
+    if (!(r["gap"] == "cpu" && r["test"] == "warm")) partial["cold_faults"].push_back(r);
+  EXPECT_THROW(fit_profile(partial), std::runtime_error);
+}
+
 // host.copy_call_cost: the median over pinned copies of 64 KiB - 16 MiB of the
 // time beyond latency and bytes. Session 10's copies give the committed
 // profile's 9,597 ns (the 64 KiB copies alone gave 14.8 us, more than any

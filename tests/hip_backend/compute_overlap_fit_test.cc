@@ -59,6 +59,8 @@ TEST(ComputeOverlapFit, RecoversTheModelsOverlapFromItsReplay) {
     // compute_only, the first kernel after the prefetch, also pays the idle
     // start (as on the GPU): 25 us of 5 ms, an overlap 0.01 off. Not this fit's subject.
     o.profile.gpu_idle_start_ns = 0;
+    // Likewise the first demand-fault kernel's cold fault path (faults.cold_start_cost).
+    o.profile.fault_cold_start_ns = 0;
     o.check_invariants = true;
     sim::Engine engine(std::move(o), {});
     auto t = std::make_shared<const trace::BuiltTrace>(compute_overlap_trace(kComputeOverlapBytes, kComputeOverlapNs));

@@ -329,6 +329,21 @@ TEST(Profile, WakeupCostIsAnOptionalDuration) {
             "p.toml:30: 'faults.wakeup_cost': unknown unit ' us' in '12 us' (expected ns, us, ms or s)");
 }
 
+// faults.cold_start_cost and cold_start_time: optional durations, 0 and
+// 10 ms when absent; a time constant of 0 is refused.
+TEST(Profile, FaultColdStartIsAnOptionalDurationAfterAnOptionalIdleTime) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(plain.fault_cold_start_ns, 0u);
+  EXPECT_EQ(plain.fault_cold_time_ns, 10000000u);
+  const std::string with = replace(good_profile(), "page_cost = \"200ns\"\n",
+                                   "page_cost = \"200ns\"\ncold_start_cost = \"300us\"\ncold_start_time = \"5ms\"\n");
+  const HardwareProfile p = parse_profile(with, "p.toml");
+  EXPECT_EQ(p.fault_cold_start_ns, 300000u);
+  EXPECT_EQ(p.fault_cold_time_ns, 5000000u);
+  EXPECT_EQ(error_of(replace(with, "\"5ms\"", "0")), "p.toml:31: 'faults.cold_start_time' must be longer than 0");
+  EXPECT_EQ(error_of(replace(with, "\"300us\"", "-3")), "p.toml:30: 'faults.cold_start_cost' must not be negative");
+}
+
 TEST(Profile, IdleStartCostIsAnOptionalDurationAfterAnOptionalIdleTime) {
   const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
   EXPECT_EQ(plain.gpu_idle_start_ns, 0u);

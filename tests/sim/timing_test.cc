@@ -92,6 +92,47 @@ TEST(Timing, WakeupIsPaidByAKernelsFirstBatchOnAnIdleServicer) {
   EXPECT_EQ(without.kernels[1].counters.time_ns, 14124u);
 }
 
+// faults.cold_start_cost 3000, cold_start_time 20000 ns. k1 faults two pages:
+// the GPU's first batch ever is cold. One batch at concurrency 256: 3000 +
+// 10000 + 2000 + 2 * 100 + copy 1000 + 8192/4 = 18248; two at concurrency 1
+// (the one-page paths), only the first cold: 3000 + 2 * 14124. k2's page right
+// after: idle 0, warm, 14124. k3 computes 30 us on a resident page; k4's fault
+// then comes 30 us after the last batch: 3000 * (1 - e^-1.5) = 2330.6 -> 2331
+// more, 16455. With --warm-fault-service the path counts as used at time 0:
+// k1 (at 440, after the CPU's 4 * 110) pays 3000 * (1 - e^-0.022) = 65.3 -> 65.
+TEST(Timing, ColdStartIsPaidByTheFirstBatchAfterAnIdleStretch) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 16_KiB)
+                     .cpu_write("A")
+                     .kernel("k1", 0, 0).read("A", 0, 8_KiB).end()
+                     .kernel("k2", 0, 0).read("A", 8_KiB, 4_KiB).end()
+                     .kernel("k3", 0, 30000).read("A", 0, 4_KiB).end()
+                     .kernel("k4", 0, 0).read("A", 12_KiB, 4_KiB).end()
+                     .build();
+  for (const std::uint32_t concurrency : {256u, 1u}) {
+    SCOPED_TRACE(concurrency);
+    auto p = round_profile();
+    p.fault_concurrency = concurrency;
+    p.fault_cold_start_ns = 3000;
+    p.fault_cold_time_ns = 20000;
+    const Nanos k1_warm = concurrency == 1 ? 2 * 14124 : 15248;
+    const Result r = replay(t, options_for(p));
+    ASSERT_EQ(r.kernels.size(), 4u);
+    EXPECT_EQ(r.kernels[0].counters.time_ns, 3000 + k1_warm);
+    EXPECT_EQ(r.kernels[1].counters.time_ns, 14124u);
+    EXPECT_EQ(r.kernels[2].counters.gpu_faults, 0u);
+    EXPECT_EQ(r.kernels[2].counters.time_ns, 30000u);
+    EXPECT_EQ(r.kernels[3].counters.time_ns, 16455u);
+    auto warm = options_for(p);
+    warm.warm_fault_service = true;
+    const Result w = replay(t, warm);
+    EXPECT_EQ(w.kernels[0].counters.time_ns, 65 + k1_warm);
+    EXPECT_EQ(w.kernels[3].counters.time_ns, 16455u);
+    p.fault_cold_start_ns = 0;
+    EXPECT_EQ(replay(t, options_for(p)).kernels[3].counters.time_ns, 14124u);
+  }
+}
+
 // A kernel that finds its GPU idle (nothing running, nothing ended within
 // idle_start_after = 150 us) pays idle_start_cost = 20 us once. Compute-only
 // kernels, launch 0: k1 0-120 (gpu0 never ran), k2 120-220 (back to back);
