@@ -596,6 +596,7 @@ class Engine {
   ProcessorMask kernel_bit_ = 0;
   Counters kernel_counters_;
   std::vector<FaultEntry> fault_buffer_;  // unique pages, in arrival order
+  std::vector<FaultEntry> fault_sort_scratch_;  // group_faults' radix sort
   std::vector<FaultRun> fault_runs_;      // the batch's runs, one per VA block in block order (group_faults)
   std::uint32_t fault_entries_ = 0;       // entries including duplicates
   std::vector<CopyBatch> copy_batches_;   // scratch of move_pages

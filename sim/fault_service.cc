@@ -10,6 +10,7 @@
 
 #include "sim/engine.h"
 #include "sim/page_mask_iteration.h"
+#include "sim/radix_sort_by_key.h"
 
 namespace umsim::sim {
 
@@ -42,8 +43,7 @@ void Engine::group_faults() {
   const auto n = static_cast<std::uint32_t>(fault_buffer_.size());
   for (std::uint32_t e = 1; e < n; ++e)
     if ((fault_buffer_[e].key >> kBlockKeyShift) < (fault_buffer_[e - 1].key >> kBlockKeyShift)) {
-      std::sort(fault_buffer_.begin(), fault_buffer_.end(),
-                [](const FaultEntry& x, const FaultEntry& y) { return x.key < y.key; });
+      radix_sort_by_key(fault_buffer_, fault_sort_scratch_);
       break;
     }
   for (std::uint32_t begin = 0; begin < n;) {

@@ -63,6 +63,9 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         gpu < a.chunk_slot.size() && !a.chunk_slot[gpu].empty() ? a.chunk_slot[gpu].data() : nullptr;
     const bool recency = recency_hits_;
     const bool lone = lone_faults_;
+    // Faults that only join the open batch (gpu_access_slow's common case
+    // where faults are batched): queued here, without its calls and checks.
+    const bool queue = batch_limit_ > 1 && a.managed() && vendor_.gpu_faults_migrate;
     SlotList* const order = recency && a.managed() && chunk_slots ? recency_[gpu] : nullptr;
     const unsigned chunk_shift = chunk_shift_, unit_shift = access_unit_shift_;
     std::uint64_t seq = access_seq_, units = kernel_.touched_units;
@@ -133,6 +136,21 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
       PageState& st = pages[page];
       const bool write = e.op != static_cast<std::uint8_t>(AccessType::kRead);
       if (!(st.copies & bit) || (write && st.copies != bit)) [[unlikely]] {
+        // Not mapped here (no remote access, no read-duplicated copy) and not
+        // queued already (no coalescing): a new entry, which does not fill the
+        // batch (servicing it is the general path's).
+        if (queue && !(st.mapped & bit) && !(st.flags & kInFaultBuffer) && fault_entries_ + 1 < batch_limit_ &&
+            e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) {
+          ++seq;
+          units += unit_shift >= kPageShift ? 1 : ((e.offset + e.length - 1) >> unit_shift) - (e.offset >> unit_shift) + 1;
+          access_event_ = &e;
+          ++st.accesses;
+          ++kernel_counters_.gpu_faults;
+          st.flags |= static_cast<std::uint8_t>(kInFaultBuffer | (write ? kFaultWrite : 0));
+          fault_buffer_.push_back({(std::uint64_t{slot} << 40) | page});
+          ++fault_entries_;
+          continue;
+        }
         // A cache simulation's miss, in one pass (lone_fault.cc), else the general path.
         if (lone && e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) {
           i = k;

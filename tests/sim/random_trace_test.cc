@@ -351,5 +351,66 @@ TEST(RandomTraces, InLineEvictionOrderAndAccessLoopGiveTheHooksResult) {
   EXPECT_GT(seen.accesses, seen.gpu_faults);
 }
 
+// Kernels long enough to run ahead of the stream timeline (more than 2^16
+// accesses: the engine replays them in its access loop, where the short
+// traces above go through the stream scheduler's calls): scattered single-page
+// touches of two buffers with writes, read-modify-writes, partial-page reads,
+// a few ranges, ReadMostly advice on some pages, and CPU reads between the
+// kernels. Faults join the open batch inside the loop (and fill it outside).
+trace::BuiltTrace long_kernel_trace(unsigned seed) {
+  std::mt19937 rng(seed);
+  TraceBuilder b;
+  b.alloc("a", 6_MiB).alloc("b", 2_MiB + 8_KiB).cpu_write("a", 0, 2_MiB).cpu_write("b", 1_MiB, 1_MiB, 12_KiB);
+  b.advise("a", Advice::kSetReadMostly, Processor::none(), 4_MiB, 64_KiB);
+  for (int k = 0; k < 2; ++k) {
+    b.kernel("k", 0, 1000);
+    for (int n = 0; n < 70'000; ++n) {
+      const char* name = rng() % 5 == 0 ? "b" : "a";
+      const Bytes size = name[0] == 'a' ? 6_MiB : 2_MiB + 8_KiB;
+      const Bytes off = static_cast<Bytes>(rng() % (size / 4_KiB)) * 4_KiB;
+      switch (rng() % 16) {
+        case 0: case 1: case 2: b.write(name, off, 4_KiB); break;
+        case 3: b.read_modify_write(name, off, 4_KiB); break;
+        case 4: b.read("a", off % 6_MiB - off % 16_KiB, 16_KiB); break;  // a range
+        case 5: b.read("a", 4_MiB + static_cast<Bytes>(rng() % 16) * 4_KiB, 4_KiB); break;  // ReadMostly
+        default: b.read(name, off + rng() % 4_KiB / 2, 64); break;  // within one page
+      }
+    }
+    b.end().cpu_read("a", 0, 1_MiB, 16_KiB);
+  }
+  return b.free("a").sync().build();
+}
+
+// The access loop of a kernel running ahead, against the general path (the
+// hooks only, as above), with batches of one, a few and 256 faults.
+TEST(RandomTraces, AccessLoopOfALongKernelGivesTheHooksResult) {
+  const char* evictions[] = {"builtin", "lru:granularity=4KiB", "fifo:granularity=4KiB", "lru:granularity=64KiB"};
+  int compared = 0;
+  Counters seen;
+  for (unsigned seed = 1; seed <= 2; ++seed) {
+    const trace::BuiltTrace t = long_kernel_trace(seed);
+    for (const char* evict : evictions)
+      for (const Bytes memory : {3_MiB, 16_MiB})
+        for (const std::uint32_t batch : {1u, 7u, 256u}) {
+          HardwareProfile profile = round_profile(1);
+          profile.fault_batch_size = batch;
+          profile.fault_concurrency = batch;
+          auto run = [&](bool in_line) {
+            EnginePolicies p;
+            std::unique_ptr<EvictionPolicy> e =
+                std::string(evict) == "builtin" ? std::make_unique<FifoByAllocationEviction>()
+                                                : policies::Registry<EvictionPolicy>::instance().create(evict);
+            p.eviction = in_line ? std::move(e) : std::make_unique<HooksOnly>(std::move(e));
+            p.resolved["evict"] = evict;
+            return replay(t, options_for(profile, memory), std::move(p));
+          };
+          expect_same_result(run, fmt::format("seed {} {} {} batch {}", seed, evict, memory, batch), seen, compared);
+        }
+  }
+  EXPECT_EQ(compared, 48);
+  EXPECT_GT(seen.evictions, 10'000u);
+  EXPECT_GT(seen.gpu_faults, seen.fault_batches * 2);
+}
+
 }  // namespace
 }  // namespace umsim::sim
