@@ -311,6 +311,20 @@ class HooksOnly final : public EvictionPolicy {
   std::unique_ptr<EvictionPolicy> inner_;
 };
 
+// Replays `t` with the eviction policy `evict` ("builtin": the built-in FIFO)
+// as it is (in_line: its lists kept by the engine where it offers them) or
+// behind HooksOnly, with the same resolved configuration both ways.
+Result replay_in_line_or_hooks(const trace::BuiltTrace& t, const char* evict, const HardwareProfile& profile,
+                               Bytes memory, bool in_line) {
+  EnginePolicies p;
+  std::unique_ptr<EvictionPolicy> e = std::string(evict) == "builtin"
+                                          ? std::make_unique<FifoByAllocationEviction>()
+                                          : policies::Registry<EvictionPolicy>::instance().create(evict);
+  p.eviction = in_line ? std::move(e) : std::make_unique<HooksOnly>(std::move(e));
+  p.resolved["evict"] = evict;
+  return replay(t, options_for(profile, memory), std::move(p));
+}
+
 // LRU and the built-in FIFO give the engine their slot lists (eviction_order,
 // recency_order), which it keeps in line, and settled single-page accesses
 // replay in one tight loop: the same results, byte for byte, as the policies'
@@ -333,15 +347,7 @@ TEST(RandomTraces, InLineEvictionOrderAndAccessLoopGiveTheHooksResult) {
               HardwareProfile profile = round_profile(gpus);
               profile.fault_batch_size = batch;
               profile.fault_concurrency = batch;
-              auto run = [&](bool in_line) {
-                EnginePolicies p;
-                std::unique_ptr<EvictionPolicy> e =
-                    std::string(evict) == "builtin" ? std::make_unique<FifoByAllocationEviction>()
-                                                    : policies::Registry<EvictionPolicy>::instance().create(evict);
-                p.eviction = in_line ? std::move(e) : std::make_unique<HooksOnly>(std::move(e));
-                p.resolved["evict"] = evict;  // the same resolved configuration both ways
-                return replay(t, options_for(profile, memory), std::move(p));
-              };
+              auto run = [&](bool in_line) { return replay_in_line_or_hooks(t, evict, profile, memory, in_line); };
               expect_same_result(
                   run, fmt::format("seed {} gpus {} {} {} batch {}", seed, gpus, evict, memory, batch), seen, compared);
             }
@@ -395,15 +401,7 @@ TEST(RandomTraces, AccessLoopOfALongKernelGivesTheHooksResult) {
           HardwareProfile profile = round_profile(1);
           profile.fault_batch_size = batch;
           profile.fault_concurrency = batch;
-          auto run = [&](bool in_line) {
-            EnginePolicies p;
-            std::unique_ptr<EvictionPolicy> e =
-                std::string(evict) == "builtin" ? std::make_unique<FifoByAllocationEviction>()
-                                                : policies::Registry<EvictionPolicy>::instance().create(evict);
-            p.eviction = in_line ? std::move(e) : std::make_unique<HooksOnly>(std::move(e));
-            p.resolved["evict"] = evict;
-            return replay(t, options_for(profile, memory), std::move(p));
-          };
+          auto run = [&](bool in_line) { return replay_in_line_or_hooks(t, evict, profile, memory, in_line); };
           expect_same_result(run, fmt::format("seed {} {} {} batch {}", seed, evict, memory, batch), seen, compared);
         }
   }
