@@ -69,8 +69,9 @@ struct EngineOptions {
   // simulated time (docs/model.md, "Streams on one timeline").
   bool issue_order = false;
   // Every GPU's fault servicing starts as if a batch had just ended at time 0,
-  // so faults.cold_start_cost applies only after cold_start_after: for a run
-  // that followed others in one process, as the calibration's runs do.
+  // so its first batch pays faults.cold_start_cost only for the idle time since
+  // (not in full): for a run that followed others in one process, as the
+  // calibration's runs do.
   bool warm_fault_service = false;
   // Extra resolved configuration (e.g. policy specs) copied into Result::config.
   nlohmann::ordered_json extra_config;
@@ -290,8 +291,8 @@ class Engine {
   void service_single_fault(AllocSlot slot, std::uint64_t page);
   // When the running kernel's next batch starts on `gpu`, which it marks as
   // servicing: when its servicer is free, plus faults.wakeup_cost for the
-  // kernel's first batch on an idle servicer and faults.cold_start_cost after
-  // faults.cold_start_after without a batch.
+  // kernel's first batch on an idle servicer and the path's cooling since its
+  // last batch: faults.cold_start_cost * (1 - exp(-idle / cold_start_time)).
   Nanos start_fault_batch(GpuState& gpu);
   void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
   // Data for `waiting` processors lands in the block at `end` (a migration

@@ -135,8 +135,8 @@ void setup(CLI::App& app) {
   cmd->add_option("--events", o->events, "write a CSV series: one row per kernel and per phase");
   cmd->add_flag("--check-invariants", o->check_invariants, "check the model's invariants after every event (slow)");
   cmd->add_flag("--warm-fault-service", o->warm_fault_service,
-                "start each GPU's fault servicing as if a batch had just ended (no faults.cold_start_cost until "
-                "faults.cold_start_after has passed): for a run that followed others in one process, as "
+                "start each GPU's fault servicing as if a batch had just ended at time 0 (its first batch pays "
+                "faults.cold_start_cost for the idle time since, not in full): for a run that followed others in one process, as "
                 "`umsim-hip calibrate`'s runs do");
   cmd->add_flag("--quiet,-q", o->quiet, "print nothing on success");
   // CLI11 reads "-1" into an unsigned option as 2^64 - 1 (no limit at all): only digits are a count.
