@@ -315,16 +315,23 @@ std::optional<double> idle_start_excess(const nlohmann::json& raw) {
   return std::max(0.0, median(excess));
 }
 
-// The fault path's cold start, cost * (1 - exp(-idle / time)): what the
-// isolated fault after a gap takes beyond the warm one right after it, less
-// what the first kernel pays for finding its GPU idle (gpu.idle_start_cost,
-// `idle_start`). The "cpu" gap (tens of ms, several time constants) gives the
-// cost; the "cpu_mid" gap (about one) the time constant, from its measured
-// length or, in runs that did not record it, its 64 MiB of CPU writes at the
-// "cpu" run's resident write speed. Nothing without a cold-fault run.
+// The fault path's cold start, cost * (1 - exp(-idle / time)), and the share
+// of it the next batch still pays (carry). A cold kernel's isolated fault is
+// measured after each gap, and a warm one right after it. With the
+// calibration's "isolated" runs (back-to-back kernels of one fault each: the
+// steady fault), the cost is what the cold kernel takes beyond a steady one,
+// less what the first kernel pays for finding its GPU idle
+// (gpu.idle_start_cost, `idle_start`), and the carry is the warm kernel's
+// excess over a steady one as a share of the cost. Without them (older
+// calibrations) the warm kernel stands for the steady one and there is no
+// carry. The "cpu" gap (tens of ms, several time constants) gives the cost;
+// the "cpu_mid" gap (about one) the time constant, from its measured length
+// or, in runs that did not record it, its 64 MiB of CPU writes at the "cpu"
+// run's resident write speed. Nothing without a cold-fault run.
 struct ColdStartFit {
   double cost_ns = 0;
   std::optional<double> time_ns;
+  std::optional<double> carry;
 };
 std::optional<ColdStartFit> fit_cold_start(const nlohmann::json& raw, double idle_start) {
   if (!raw.contains("cold_faults")) return std::nullopt;
@@ -334,14 +341,22 @@ std::optional<ColdStartFit> fit_cold_start(const nlohmann::json& raw, double idl
     (r.at("test") == "cold" ? cold : warm)[g].push_back(r.at("time_ns").get<double>());
     if (r.contains("gap_ns") && r.at("test") == "cold") gap[g].push_back(r.at("gap_ns").get<double>());
   }
+  if (cold["cpu"].empty() || warm["cpu"].empty())
+    throw std::runtime_error("calibration data: cold_faults needs cold and warm kernels after the \"cpu\" gap");
+  std::optional<double> steady;
+  if (raw.contains("isolated")) {
+    std::vector<double> medians;
+    for (const auto& r : raw.at("isolated")) medians.push_back(r.at("median_ns").get<double>());
+    if (!medians.empty() && median(medians) < median(warm["cpu"])) steady = median(medians);
+  }
+  const double base = steady.value_or(median(warm["cpu"]));
   auto excess = [&](const std::string& g) -> std::optional<double> {
-    if (cold[g].empty() || warm[g].empty()) return std::nullopt;
-    return median(cold[g]) - median(warm[g]) - idle_start;
+    if (cold[g].empty()) return std::nullopt;
+    return median(cold[g]) - base - idle_start;
   };
-  const auto full = excess("cpu");
-  if (!full) throw std::runtime_error("calibration data: cold_faults needs cold and warm kernels after the \"cpu\" gap");
   ColdStartFit f;
-  f.cost_ns = std::max(0.0, *full);
+  f.cost_ns = std::max(0.0, *excess("cpu"));
+  if (steady && f.cost_ns > 0) f.carry = std::clamp((median(warm["cpu"]) - *steady) / f.cost_ns, 0.0, 0.9);
   const auto mid = excess("cpu_mid");
   double mid_gap = gap["cpu_mid"].empty() ? 0 : median(gap["cpu_mid"]);
   if (mid_gap == 0 && raw.contains("cpu"))
@@ -521,6 +536,7 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   if (const auto cold = fit_cold_start(raw, idle.value_or(0.0))) {
     out["faults.cold_start_cost"] = toml_duration(cold->cost_ns);
     if (cold->time_ns) out["faults.cold_start_time"] = toml_duration(*cold->time_ns);
+    if (cold->carry) out["faults.cold_start_carry"] = fmt::format("{:.3f}", *cold->carry);
   }
   if (const auto rem = fit_touches(raw, "pinned")) {
     out["remote.access_unit"] = fmt::format("\"{}B\"", rem->unit);

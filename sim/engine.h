@@ -112,6 +112,7 @@ class Engine {
     CopyEngines h2d, d2h, peer_in;  // copies into / out of this GPU
     Nanos fault_engine_free = 0;    // the GPU's fault servicing is serial
     bool serviced_faults = false;   // a batch ran (fault_engine_free is its end): for faults.cold_start_cost
+    double cold_left = 0;           // share of the cold start the next batch still pays (faults.cold_start_carry)
     // Kernels (the trace's and fill kernels) running on the GPU, and when the
     // last one ended: a kernel that finds it idle pays gpu.idle_start_cost.
     std::uint32_t kernels_running = 0;
@@ -291,8 +292,9 @@ class Engine {
   void service_single_fault(AllocSlot slot, std::uint64_t page);
   // When the running kernel's next batch starts on `gpu`, which it marks as
   // servicing: when its servicer is free, plus faults.wakeup_cost for the
-  // kernel's first batch on an idle servicer and the path's cooling since its
-  // last batch: faults.cold_start_cost * (1 - exp(-idle / cold_start_time)).
+  // kernel's first batch on an idle servicer and the path's coldness:
+  // faults.cold_start_cost * (1 - (1 - left) * exp(-idle / cold_start_time)),
+  // with `left` what the last batch carried over (faults.cold_start_carry).
   Nanos start_fault_batch(GpuState& gpu);
   void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
   // Data for `waiting` processors lands in the block at `end` (a migration

@@ -68,12 +68,17 @@ Nanos Engine::start_fault_batch(GpuState& gpu) {
   // batch; a busy one takes the batch when it is free.
   const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
   // One that idled has cooled (never used: cold): on the hardware the first
-  // fault after an idle stretch is slower, the more the longer the stretch.
+  // fault after an idle stretch is slower, the more the longer the stretch,
+  // and the next few are still slower than steady ones: a batch leaves a
+  // share of its coldness (faults.cold_start_carry) to the next.
   Nanos cold = 0;
   if (profile_.fault_cold_start_ns != 0) {
     const double idle = gpu.serviced_faults ? static_cast<double>(free - gpu.fault_engine_free) : HUGE_VAL;
-    cold = static_cast<Nanos>(std::llround(static_cast<double>(profile_.fault_cold_start_ns) *
-                                           -std::expm1(-idle / static_cast<double>(profile_.fault_cold_time_ns))));
+    const double x = -idle / static_cast<double>(profile_.fault_cold_time_ns);
+    // 1 - (1 - left) * e^x, written so that left = 0 is exactly 1 - e^x.
+    const double coldness = -std::expm1(x) + (gpu.cold_left != 0 ? gpu.cold_left * std::exp(x) : 0.0);
+    cold = static_cast<Nanos>(std::llround(static_cast<double>(profile_.fault_cold_start_ns) * coldness));
+    gpu.cold_left = coldness * profile_.fault_cold_carry;
   }
   gpu.serviced_faults = true;
   return free + (wakes ? profile_.fault_wakeup_ns : 0) + cold;

@@ -74,6 +74,16 @@ class TableReader {
     return v;
   }
 
+  // A number from 0 to `max` (a share of something).
+  double fraction(std::string_view key, double max) {
+    const toml::node& n = required(key);
+    double v = -1;
+    if (n.is_floating_point()) v = n.as_floating_point()->get();
+    else if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
+    if (!(v >= 0 && v <= max)) fail(n, fmt::format("'{}' must be a number from 0 to {}", path(key), max));
+    return v;
+  }
+
   double positive_number(std::string_view key) {
     const toml::node& n = required(key);
     return positive_number_of(n, path(key));
@@ -240,14 +250,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("launch_cost")) p.gpu_launch_ns = t.duration("launch_cost");
     if (t.has("idle_start_cost")) p.gpu_idle_start_ns = t.duration("idle_start_cost");
     if (t.has("idle_start_after")) p.gpu_idle_after_ns = t.duration("idle_start_after");
-    if (t.has("fault_compute_overlap")) {
-      const toml::node& n = t.required("fault_compute_overlap");
-      double v = -1;
-      if (n.is_floating_point()) v = n.as_floating_point()->get();
-      else if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
-      if (!(v >= 0 && v <= 1)) t.fail(n, "'gpu.fault_compute_overlap' must be a number from 0 to 1");
-      p.gpu_fault_compute_overlap = v;
-    }
+    if (t.has("fault_compute_overlap")) p.gpu_fault_compute_overlap = t.fraction("fault_compute_overlap", 1.0);
     t.finish();
   }
   {
@@ -270,7 +273,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "wakeup_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
             "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost", "duplicated_page_cost",
-            "revoke_duplicate_page_cost", "cold_start_cost", "cold_start_time"});
+            "revoke_duplicate_page_cost", "cold_start_cost", "cold_start_time", "cold_start_carry"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -280,6 +283,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
       p.fault_cold_time_ns = t.duration("cold_start_time");
       if (p.fault_cold_time_ns == 0) t.fail(t.required("cold_start_time"), "'faults.cold_start_time' must be longer than 0");
     }
+    if (t.has("cold_start_carry")) p.fault_cold_carry = t.fraction("cold_start_carry", 0.99);
     p.fault_va_block_ns = t.duration("va_block_cost");
     p.fault_page_ns = t.duration("page_cost");
     if (t.has("populate_va_block_cost")) p.fault_populate_block_ns = t.duration("populate_va_block_cost");
@@ -403,6 +407,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"wakeup_cost_ns", p.fault_wakeup_ns},
                  {"cold_start_cost_ns", p.fault_cold_start_ns},
                  {"cold_start_time_ns", p.fault_cold_time_ns},
+                 {"cold_start_carry", p.fault_cold_carry},
                  {"va_block_cost_ns", p.fault_va_block_ns},
                  {"page_cost_ns", p.fault_page_ns},
                  {"populate_va_block_cost_ns", p.populate_block_ns()},

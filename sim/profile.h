@@ -86,6 +86,12 @@ struct HardwareProfile {
   // after another fault (docs/model.md). 0: none.
   Nanos fault_cold_start_ns = 0;
   Nanos fault_cold_time_ns = 10'000'000;  // [faults] cold_start_time
+  // [faults] cold_start_carry: the share of a batch's cold start that the
+  // GPU's next batch still pays, so the path warms over a few batches, not in
+  // one (on an H200 the fault right after a cold one takes 60-80 us against
+  // 37 steady). The next batch's coldness is 1 - (1 - carry * coldness) *
+  // exp(-idle / cold_start_time). 0 (the default): warm after one batch.
+  double fault_cold_carry = 0;
   Nanos fault_va_block_ns = 0;            // per VA block serviced in a batch
   Nanos fault_page_ns = 0;                // per page serviced (populate, map)
   // Per page a fault service moves to the requester from another copy

@@ -67,22 +67,32 @@ TEST(CalibrationFitGoldenTest, FreshPrefetchRunsGiveThePrefetchKeys) {
   EXPECT_FALSE(older.count("prefetch.to_cpu_va_block_cost"));
 }
 
-// faults.cold_start_cost and cold_start_time, cost * (1 - exp(-idle / time)):
-// session 35's "cold_faults" run gives 159,024 ns (after the 256 MiB gap:
-// median 271.5 us less the warm 81.0 less gpu.idle_start_cost 31.2) and
-// 10.41 ms (after the 64 MiB gap, no gap time recorded: 212.5 - 62.5 - 31.2 =
-// 118.8 us, 0.747 of the cost, after 16,384 pages at the "cpu" run's 872 ns
-// per resident page write: 14.29 ms / -ln(1 - 0.747)). A recorded gap time is
-// used instead; sessions without the run do not write the keys; a run without
-// the "cpu" gap's warm kernels is refused.
+// faults.cold_start_cost, cold_start_time and cold_start_carry: session 35's
+// "cold_faults" run, against a steady isolated fault (the median of its three
+// "isolated" runs' medians, 36.93 us), gives 203,360 ns (after the 256 MiB gap:
+// median 271.54 us less 36.93 less gpu.idle_start_cost 31.25), a carry of
+// 0.218 (the warm fault right after it, 81.26 us, is 44.34 over a steady one)
+// and 11.57 ms (after the 64 MiB gap, no gap time recorded: 212.38 - 36.93 -
+// 31.25 = 144.21 us, 0.709 of the cost, after 16,384 pages at the "cpu" run's
+// 872 ns per resident page write: 14.29 ms / -ln(1 - 0.709)). A recorded gap
+// time is used instead. Without "isolated" runs the warm kernel stands for a
+// steady one (271.54 - 81.26 - 31.25 = 159,024 ns) and there is no carry;
+// sessions without the run do not write the keys; a run without the "cpu"
+// gap's warm kernels is refused.
 TEST(CalibrationFitGoldenTest, ColdFaultRunsGiveTheColdStartKeys) {
   nlohmann::json raw = nlohmann::json::parse(slurp("profiles/raw/h200-pcie5/later/session35/calibration.json"));
   const auto values = fit_profile(raw);
   EXPECT_EQ(values.at("gpu.idle_start_cost"), "\"31248ns\"");
-  EXPECT_EQ(values.at("faults.cold_start_cost"), "\"159024ns\"");
-  EXPECT_EQ(values.at("faults.cold_start_time"), "\"10411603ns\"");
-  for (auto& r : raw["cold_faults"]) r["gap_ns"] = 20e6;  // 20 ms / -ln(1 - 0.7468) -> 14.571 ms
-  EXPECT_EQ(fit_profile(raw).at("faults.cold_start_time"), "\"14570956ns\"");
+  EXPECT_EQ(values.at("faults.cold_start_cost"), "\"203360ns\"");
+  EXPECT_EQ(values.at("faults.cold_start_time"), "\"11572912ns\"");
+  EXPECT_EQ(values.at("faults.cold_start_carry"), "0.218");
+  nlohmann::json no_isolated = raw;
+  no_isolated.erase("isolated");
+  const auto older = fit_profile(no_isolated);
+  EXPECT_EQ(older.at("faults.cold_start_cost"), "\"159024ns\"");
+  EXPECT_FALSE(older.count("faults.cold_start_carry"));
+  for (auto& r : raw["cold_faults"]) r["gap_ns"] = 20e6;  // 20 ms / -ln(1 - 0.7091) -> 16.196 ms
+  EXPECT_EQ(fit_profile(raw).at("faults.cold_start_time"), "\"16196198ns\"");
   EXPECT_FALSE(fit_file("profiles/raw/h200-pcie5/later/session32/calibration.json").count("faults.cold_start_cost"));
   nlohmann::json partial = raw;
   partial["cold_faults"] = nlohmann::json::array();

@@ -342,6 +342,12 @@ TEST(Profile, FaultColdStartIsAnOptionalDurationAfterAnOptionalIdleTime) {
   EXPECT_EQ(p.fault_cold_time_ns, 5000000u);
   EXPECT_EQ(error_of(replace(with, "\"5ms\"", "0")), "p.toml:31: 'faults.cold_start_time' must be longer than 0");
   EXPECT_EQ(error_of(replace(with, "\"300us\"", "-3")), "p.toml:30: 'faults.cold_start_cost' must not be negative");
+  // cold_start_carry: a share from 0 to 0.99, 0 when absent.
+  EXPECT_EQ(p.fault_cold_carry, 0.0);
+  const std::string carry = replace(with, "cold_start_time = \"5ms\"\n", "cold_start_time = \"5ms\"\ncold_start_carry = 0.25\n");
+  EXPECT_EQ(parse_profile(carry, "p.toml").fault_cold_carry, 0.25);
+  EXPECT_EQ(error_of(replace(carry, "0.25", "1.5")), "p.toml:32: 'faults.cold_start_carry' must be a number from 0 to 0.99");
+  EXPECT_EQ(error_of(replace(carry, "0.25", "\"half\"")), "p.toml:32: 'faults.cold_start_carry' must be a number from 0 to 0.99");
 }
 
 TEST(Profile, IdleStartCostIsAnOptionalDurationAfterAnOptionalIdleTime) {

@@ -133,6 +133,38 @@ TEST(Timing, ColdStartIsPaidByTheFirstBatchAfterAnIdleStretch) {
   }
 }
 
+// faults.cold_start_carry 0.5 on the trace above: each batch leaves half its
+// coldness to the next, which pays 3000 * (1 - (1 - left) * e^(-idle / 20 us)).
+// Concurrency 256: k1's one batch is cold (3000 + 15248 = 18248, left 0.5);
+// k2's, right after, pays 1500 (15624, left 0.25); k4's, 30 us after the last
+// batch, 3000 * (1 - 0.75 * e^-1.5) = 2497.9 -> 2498 (16622). Concurrency 1:
+// k1's two batches pay 3000 and 1500 (3000 + 1500 + 2 * 14124 = 32748); k2 750
+// (14874, left 0.125); k4 3000 * (1 - 0.875 * e^-1.5) = 2414.3 -> 2414 (16538).
+TEST(Timing, ColdStartCarryWarmsThePathOverSeveralBatches) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 16_KiB)
+                     .cpu_write("A")
+                     .kernel("k1", 0, 0).read("A", 0, 8_KiB).end()
+                     .kernel("k2", 0, 0).read("A", 8_KiB, 4_KiB).end()
+                     .kernel("k3", 0, 30000).read("A", 0, 4_KiB).end()
+                     .kernel("k4", 0, 0).read("A", 12_KiB, 4_KiB).end()
+                     .build();
+  for (const std::uint32_t concurrency : {256u, 1u}) {
+    SCOPED_TRACE(concurrency);
+    auto p = round_profile();
+    p.fault_concurrency = concurrency;
+    p.fault_cold_start_ns = 3000;
+    p.fault_cold_time_ns = 20000;
+    p.fault_cold_carry = 0.5;
+    const Result r = replay(t, options_for(p));
+    ASSERT_EQ(r.kernels.size(), 4u);
+    EXPECT_EQ(r.kernels[0].counters.time_ns, concurrency == 1 ? 32748u : 18248u);
+    EXPECT_EQ(r.kernels[1].counters.time_ns, concurrency == 1 ? 14874u : 15624u);
+    EXPECT_EQ(r.kernels[2].counters.time_ns, 30000u);
+    EXPECT_EQ(r.kernels[3].counters.time_ns, concurrency == 1 ? 16538u : 16622u);
+  }
+}
+
 // A kernel that finds its GPU idle (nothing running, nothing ended within
 // idle_start_after = 150 us) pays idle_start_cost = 20 us once. Compute-only
 // kernels, launch 0: k1 0-120 (gpu0 never ran), k2 120-220 (back to back);
