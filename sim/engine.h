@@ -397,6 +397,9 @@ class Engine {
   // evict_chunk's and release_chunk's bodies, in line in chunk_for (migration.cc):
   // a call each per fault of a replay that evicts on every fault.
   inline void evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now);
+  // sim/chunk_write_back.h: an evicted chunk's resident pages leave the GPU
+  // (sole copies written back); the chunk stays allocated, with none resident.
+  inline void write_back_chunk(int gpu, PhysicalChunk& c, Nanos& now);
   inline void release_chunk_in_line(int gpu, std::uint32_t slot, bool evicted, Nanos now);
   // The eviction policy's chunk hooks, kept in line in its eviction order where
   // it gave one (EvictionPolicy::eviction_order), else its virtual calls.
@@ -447,11 +450,11 @@ class Engine {
     const auto& slots = a.chunk_slot[static_cast<std::size_t>(gpu)];
     if ((c.first_page >> chunk_shift_) < slots.size()) prefetch_for_read(slots.data() + (c.first_page >> chunk_shift_));
   }
-  // sim/first_chunk_replacement.h: where a 4 KiB chunk is needed on a full
-  // GPU whose eviction order the engine keeps, the order's first chunk is
-  // evicted and taken again for `page` (what chunk_for's eviction, release,
-  // take and list updates give); returns its slot. Only where
-  // replaces_first_chunk(gpu) holds.
+  // sim/first_chunk_replacement.h: where a chunk is needed on a full GPU
+  // whose eviction order the engine keeps, the order's first chunk is evicted
+  // and taken again for `page` (what chunk_for's eviction, release, take and
+  // list updates give); returns its slot. Only where replaces_first_chunk(gpu)
+  // holds.
   inline bool replaces_first_chunk(int gpu) const;
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.

@@ -1,15 +1,16 @@
-// Engine::replace_first_chunk, in line where a 4 KiB chunk is needed on a
-// full GPU whose eviction order the engine keeps (lone_fault.cc, chunk_for in
-// migration.cc): a page-granular replay over a large footprint evicts at
-// every fault. The order's first chunk is evicted (evict_chunk's work for a
-// chunk of one page), released and taken again for the incoming page
-// (take returns the slot just released: a full memory's free list is empty)
-// and becomes the order's last (chunk_released's erase and chunk_allocated's
-// append). The caller checks replaces_first_chunk first.
+// Engine::replace_first_chunk, in line where a chunk is needed on a full GPU
+// whose eviction order the engine keeps (lone_fault.cc, chunk_for in
+// migration.cc): a replay over a footprint larger than the GPU evicts at
+// every chunk it needs. The order's first chunk is evicted (evict_chunk's
+// work), released and taken again for the incoming page (take returns the
+// slot just released: a full memory's free list is empty) and becomes the
+// order's last (chunk_released's erase and chunk_allocated's append). The
+// caller checks replaces_first_chunk first.
 #pragma once
 
 #include <algorithm>
 
+#include "sim/chunk_write_back.h"
 #include "sim/engine.h"
 #include "sim/page_mask_iteration.h"
 
@@ -20,7 +21,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   const SlotList* const order = eviction_order_[gpu];
   // chunk_for's refusal (nothing it may evict) and choose_victim's walk past
   // a first chunk that is busy take the general path.
-  return pages_per_chunk_ == 1 && order && !mem.has_free() && mem.pinned() + busy_chunks_.size() < mem.capacity() &&
+  return order && !mem.has_free() && mem.pinned() + busy_chunks_.size() < mem.capacity() &&
          !order->empty() && mem.evictable(order->front());
 }
 
@@ -33,7 +34,9 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   PhysicalChunk& c = g.memory.chunk(victim);
   Allocation& va = allocs_[c.alloc];
   const std::uint64_t vp = c.first_page;
-  if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
+  if (pages_per_chunk_ != 1) {
+    write_back_chunk(gpu, c, now);
+  } else if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
     const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
     PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
     const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
@@ -52,8 +55,8 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
     }
     ++cnt.evictions;
   }
-  va.chunk_slot[gi][vp] = kNoSlot;
-  g.memory.retake(victim, slot, page);
+  va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
+  g.memory.retake(victim, slot, (page >> chunk_shift_) << chunk_shift_);
   order.move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
   return victim;

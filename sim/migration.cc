@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/chunk_write_back.h"
 #include "sim/engine.h"
 #include "sim/first_chunk_replacement.h"
 #include "sim/page_mask_iteration.h"
@@ -126,54 +127,7 @@ void Engine::clear_busy_chunks() {
 void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) { evict_chunk_in_line(gpu, victim, now); }
 
 [[gnu::always_inline]] inline void Engine::evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now) {
-  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
-  PhysicalChunk& c = mem.chunk(victim);
-  Allocation& a = allocs_[c.alloc];
-  const Processor g = Processor::gpu(gpu);
-  const ProcessorMask gbit = processor_bit(g);
-  const std::uint64_t block = c.first_page / kPagesPerBlock;
-  const std::uint64_t base = block * kPagesPerBlock;
-  PageMask& resident = a.gpu_resident[static_cast<std::size_t>(gpu)][block];
-  // Sole copies are written back to the CPU, in contiguous runs, as one copy
-  // operation on the GPU's device-to-host engines; duplicates are dropped.
-  Bytes run = 0, written = 0;
-  Nanos busy = 0;  // the runs' transfer times (add_copy's sum for one batch)
-  std::uint64_t run_end = 0;
-  auto end_run = [&] {
-    written += run;
-    busy += run_time(run_ns_d2h_, run);
-    run = 0;
-  };
-  // The visit stops at the chunk's last resident page (c.resident of them): a
-  // 2 MiB chunk evicted with a few pages need not scan its whole mask.
-  std::uint32_t left = c.resident;
-  auto visit = [&](std::uint32_t i) __attribute__((always_inline)) {
-    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));  // no bounds check
-    const std::uint64_t p = base + i;
-    PageState& st = a.pages[p];
-    const bool sole = st.copies == gbit;
-    if (run && (!sole || p != run_end)) end_run();
-    if (sole) run += kPageSize, run_end = p + 1;
-    st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
-    st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
-    st.flags &= static_cast<std::uint8_t>(~kPinned);
-    return --left != 0;
-  };
-  const auto first_in_block = static_cast<std::uint32_t>(c.first_page - base);
-  if (left == 1 && pages_per_chunk_ == 1) visit(first_in_block);  // a 4 KiB chunk: its page, no mask walk
-  else if (left) for_each_page_in(resident, first_in_block, pages_per_chunk_, visit);
-  if (run) end_run();
-  if (c.resident) {
-    Counters& cnt = counters();
-    now += profile_.eviction_chunk_ns;
-    if (written) {  // as issue_copies does for a GPU-to-CPU batch
-      now = std::max(now, gpus_[static_cast<std::size_t>(gpu)].d2h.schedule(now, profile_.d2h.latency_ns + busy));
-      cnt.bytes_d2h += written;
-    }
-    ++cnt.evictions;
-    cnt.bytes_evicted += written;
-  }
-  c.resident = 0;
+  write_back_chunk(gpu, gpus_[static_cast<std::size_t>(gpu)].memory.chunk(victim), now);
   release_chunk_in_line(gpu, victim, /*evicted=*/true, now);
   // Only where the page records outgrow the CPU's caches, as the replay
   // loop's look-ahead (below that it costs more than it saves).
@@ -188,7 +142,7 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
     if (hold && !c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
     return s;
   }
-  if (replaces_first_chunk(gpu)) {  // a page-granular replay's every fault, in line
+  if (replaces_first_chunk(gpu)) {  // a replay that evicts at every chunk it needs, in line
     s = replace_first_chunk(gpu, slot, page, now);
     if (hold) {
       mem.chunk(s).busy = true;

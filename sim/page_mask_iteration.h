@@ -46,13 +46,15 @@ void for_each_page(const PageMask& mask, Fn&& fn) {
 
 // for_each_page restricted to pages [first, first + count) (a chunk's window of
 // its VA block): only the words of the window are read. A fn returning bool
-// stops the visit by returning false.
+// stops the visit by returning false. Always in line: a call would make fn
+// reach its captures through memory (an eviction's page visit, at every fault).
 template <typename Fn>
-void for_each_page_in(const PageMask& mask, std::uint32_t first, std::uint32_t count, Fn&& fn) {
+[[gnu::always_inline]] inline void for_each_page_in(const PageMask& mask, std::uint32_t first, std::uint32_t count, Fn&& fn) {
   static_assert(sizeof(PageMask) == kPagesPerBlock / 8, "unexpected std::bitset layout");
   const std::uint32_t end = first + count;
   for (std::uint32_t w = first / 64; w * 64 < end; ++w) {
     std::uint64_t x = mask_word(mask, w);  // the word alone: a 4 KiB chunk's window is one bit of one word
+    if (x == 0) continue;  // most words of an evicted 2 MiB chunk with a few pages: no window arithmetic
     if (w * 64 < first) x &= ~std::uint64_t{0} << (first - w * 64);
     if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
     for (; x != 0; x &= x - 1) {

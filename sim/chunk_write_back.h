@@ -1,0 +1,60 @@
+// Engine::write_back_chunk, in line where a chunk is evicted (evict_chunk in
+// migration.cc, replace_first_chunk in first_chunk_replacement.h): its resident
+// pages leave the GPU, sole copies written back to the CPU in contiguous runs
+// as one copy on the GPU's device-to-host engines, duplicates dropped.
+#pragma once
+
+#include <algorithm>
+
+#include "sim/engine.h"
+#include "sim/page_mask_iteration.h"
+
+namespace umsim::sim {
+
+[[gnu::always_inline]] inline void Engine::write_back_chunk(int gpu, PhysicalChunk& c, Nanos& now) {
+  Allocation& a = allocs_[c.alloc];
+  const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
+  const std::uint64_t block = c.first_page / kPagesPerBlock;
+  const std::uint64_t base = block * kPagesPerBlock;
+  PageMask& resident = a.gpu_resident[static_cast<std::size_t>(gpu)][block];
+  Bytes run = 0, written = 0;
+  Nanos busy = 0;  // the runs' transfer times (add_copy's sum for one batch)
+  std::uint64_t run_end = 0;
+  auto end_run = [&] {
+    written += run;
+    busy += run_ns_d2h_[run / kPageSize];
+    run = 0;
+  };
+  // The visit stops at the chunk's last resident page (c.resident of them): a
+  // 2 MiB chunk evicted with a few pages need not scan its whole mask.
+  std::uint32_t left = c.resident;
+  auto visit = [&](std::uint32_t i) __attribute__((always_inline)) {
+    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));  // no bounds check
+    const std::uint64_t p = base + i;
+    PageState& st = a.pages[p];
+    const bool sole = st.copies == gbit;
+    if (run && (!sole || p != run_end)) end_run();
+    if (sole) run += kPageSize, run_end = p + 1;
+    st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
+    st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
+    st.flags &= static_cast<std::uint8_t>(~kPinned);
+    return --left != 0;
+  };
+  const auto first_in_block = static_cast<std::uint32_t>(c.first_page - base);
+  if (left == 1 && pages_per_chunk_ == 1) visit(first_in_block);  // a 4 KiB chunk: its page, no mask walk
+  else if (left) for_each_page_in(resident, first_in_block, pages_per_chunk_, visit);
+  if (run) end_run();
+  if (c.resident) {
+    Counters& cnt = counters();
+    now += profile_.eviction_chunk_ns;
+    if (written) {  // as issue_copies does for a GPU-to-CPU batch
+      now = std::max(now, gpus_[static_cast<std::size_t>(gpu)].d2h.schedule(now, profile_.d2h.latency_ns + busy));
+      cnt.bytes_d2h += written;
+    }
+    ++cnt.evictions;
+    cnt.bytes_evicted += written;
+  }
+  c.resident = 0;
+}
+
+}  // namespace umsim::sim
