@@ -142,14 +142,8 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
     if (hold && !c.busy) c.busy = true, busy_chunks_.emplace_back(gpu, s);
     return s;
   }
-  if (replaces_first_chunk(gpu)) {  // a replay that evicts at every chunk it needs, in line
-    s = replace_first_chunk(gpu, slot, page, now);
-    if (hold) {
-      mem.chunk(s).busy = true;
-      busy_chunks_.emplace_back(gpu, s);
-    }
-    return s;
-  }
+  // A replay that evicts at every chunk it needs, in line.
+  if (replaces_first_chunk(gpu)) return s = replace_first_chunk(gpu, slot, page, now, hold);
   while (!mem.has_free()) {
     if (mem.pinned() + busy_chunks_.size() >= mem.capacity())
       throw SimulationError(fmt::format(

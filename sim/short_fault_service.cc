@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "sim/engine.h"
+#include "sim/first_chunk_replacement.h"
 #include "sim/page_mask_iteration.h"
 
 namespace umsim::sim {
@@ -56,7 +57,11 @@ bool Engine::short_path_applies() const {
     const std::uint64_t page = base + i;
     if ((page >> chunk_shift_) != region) {
       region = page >> chunk_shift_;
-      chunk = chunk_for(slot, a, g, page, t, /*hold=*/region != last_region);
+      std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(g)][region];
+      const bool hold = region != last_region;
+      // chunk_for's case of a full GPU, without its call: every fault of a replay over a large footprint.
+      if (s == kNoSlot && replaces_first_chunk(g)) chunk = s = replace_first_chunk(g, slot, page, t, hold);
+      else chunk = chunk_for(slot, a, g, page, t, hold);
       c = &gpu.memory.chunk(chunk);
     }
     PageState& st = a.pages[page];

@@ -358,6 +358,30 @@ TEST(RandomTraces, InLineEvictionOrderAndAccessLoopGiveTheHooksResult) {
   EXPECT_GT(seen.accesses, seen.gpu_faults);
 }
 
+// A block service whose faulted pages need more 64 KiB chunks than the GPU
+// has left beside a device allocation (30 of its 32): the chunks the service
+// already filled stay held (busy), so the in-line replacement of the order's
+// first chunk must not take them either; with one chunk more, it fits.
+TEST(RandomTraces, ChunksFilledByABlockServiceAreHeldWhenTakenOverInLine) {
+  TraceBuilder b;
+  b.alloc("d", 2_MiB - 128_KiB, trace::AllocKind::kDevice).alloc("a", 4_MiB);
+  b.kernel("k", 0, 1000).read("a", 0, 4_KiB).read("a", 64_KiB, 4_KiB).end();
+  b.kernel("k", 0, 1000).read("a", 2_MiB, 4_KiB).read("a", 2_MiB + 64_KiB, 4_KiB).read("a", 2_MiB + 128_KiB, 4_KiB);
+  const trace::BuiltTrace t = b.end().free("a").free("d").sync().build();
+  HardwareProfile profile = round_profile(1);
+  profile.fault_batch_size = 256;
+  profile.fault_concurrency = 256;
+  const char* evict = "lru:granularity=64KiB";
+  for (const bool in_line : {true, false})
+    EXPECT_THROW(replay_in_line_or_hooks(t, evict, profile, 2_MiB, in_line), SimulationError) << in_line;
+  int compared = 0;
+  Counters seen;
+  auto run = [&](bool in_line) { return replay_in_line_or_hooks(t, evict, profile, 2_MiB + 64_KiB, in_line); };
+  expect_same_result(run, "three chunks", seen, compared);
+  EXPECT_EQ(compared, 1);
+  EXPECT_EQ(seen.evictions, 2u);
+}
+
 // Kernels long enough to run ahead of the stream timeline (more than 2^16
 // accesses: the engine replays them in its access loop, where the short
 // traces above go through the stream scheduler's calls): scattered single-page
