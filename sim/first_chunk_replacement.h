@@ -36,27 +36,31 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   const std::uint64_t vp = c.first_page;
   if (pages_per_chunk_ != 1) {
     write_back_chunk(gpu, c, now);
-  } else if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
-    const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
-    PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
-    const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
-    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));
-    PageState& st = va.pages[vp];
-    const bool sole = st.copies == gbit;
-    st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
-    st.mapped = mappings_for(va, st);
-    st.flags &= static_cast<std::uint8_t>(~kPinned);
-    Counters& cnt = counters();
-    now += profile_.eviction_chunk_ns;
-    if (sole) {
-      now = std::max(now, g.d2h.schedule(now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
-      cnt.bytes_d2h += kPageSize;
-      cnt.bytes_evicted += kPageSize;
+    va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
+    g.memory.retake(victim, slot, (page >> chunk_shift_) << chunk_shift_);
+  } else {  // a chunk is a page: no window arithmetic on the path of every page-granular fault
+    if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
+      const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
+      PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
+      const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
+      set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));
+      PageState& st = va.pages[vp];
+      const bool sole = st.copies == gbit;
+      st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
+      st.mapped = mappings_for(va, st);
+      st.flags &= static_cast<std::uint8_t>(~kPinned);
+      Counters& cnt = counters();
+      now += profile_.eviction_chunk_ns;
+      if (sole) {
+        now = std::max(now, g.d2h.schedule(now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
+        cnt.bytes_d2h += kPageSize;
+        cnt.bytes_evicted += kPageSize;
+      }
+      ++cnt.evictions;
     }
-    ++cnt.evictions;
+    va.chunk_slot[gi][vp] = kNoSlot;
+    g.memory.retake(victim, slot, page);
   }
-  va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
-  g.memory.retake(victim, slot, (page >> chunk_shift_) << chunk_shift_);
   order.move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
   return victim;
