@@ -92,6 +92,28 @@ TEST(Timing, WakeupIsPaidByAKernelsFirstBatchOnAnIdleServicer) {
   EXPECT_EQ(without.kernels[1].counters.time_ns, 14124u);
 }
 
+// The cold-start tests' trace: k1 faults two pages after the CPU's writes,
+// k2 one right after, k3 computes 30 us on a resident page, k4 faults one.
+trace::BuiltTrace cold_start_trace() {
+  return TraceBuilder()
+      .alloc("A", 16_KiB)
+      .cpu_write("A")
+      .kernel("k1", 0, 0).read("A", 0, 8_KiB).end()
+      .kernel("k2", 0, 0).read("A", 8_KiB, 4_KiB).end()
+      .kernel("k3", 0, 30000).read("A", 0, 4_KiB).end()
+      .kernel("k4", 0, 0).read("A", 12_KiB, 4_KiB).end()
+      .build();
+}
+
+// A profile for the cold-start tests: cold_start_cost 3000, cold_start_time 20 us.
+HardwareProfile cold_start_profile(std::uint32_t concurrency) {
+  auto p = round_profile();
+  p.fault_concurrency = concurrency;
+  p.fault_cold_start_ns = 3000;
+  p.fault_cold_time_ns = 20000;
+  return p;
+}
+
 // faults.cold_start_cost 3000, cold_start_time 20000 ns. k1 faults two pages:
 // the GPU's first batch ever is cold. One batch at concurrency 256: 3000 +
 // 10000 + 2000 + 2 * 100 + copy 1000 + 8192/4 = 18248; two at concurrency 1
@@ -101,20 +123,10 @@ TEST(Timing, WakeupIsPaidByAKernelsFirstBatchOnAnIdleServicer) {
 // more, 16455. With --warm-fault-service the path counts as used at time 0:
 // k1 (at 440, after the CPU's 4 * 110) pays 3000 * (1 - e^-0.022) = 65.3 -> 65.
 TEST(Timing, ColdStartIsPaidByTheFirstBatchAfterAnIdleStretch) {
-  const auto t = TraceBuilder()
-                     .alloc("A", 16_KiB)
-                     .cpu_write("A")
-                     .kernel("k1", 0, 0).read("A", 0, 8_KiB).end()
-                     .kernel("k2", 0, 0).read("A", 8_KiB, 4_KiB).end()
-                     .kernel("k3", 0, 30000).read("A", 0, 4_KiB).end()
-                     .kernel("k4", 0, 0).read("A", 12_KiB, 4_KiB).end()
-                     .build();
+  const auto t = cold_start_trace();
   for (const std::uint32_t concurrency : {256u, 1u}) {
     SCOPED_TRACE(concurrency);
-    auto p = round_profile();
-    p.fault_concurrency = concurrency;
-    p.fault_cold_start_ns = 3000;
-    p.fault_cold_time_ns = 20000;
+    auto p = cold_start_profile(concurrency);
     const Nanos k1_warm = concurrency == 1 ? 2 * 14124 : 15248;
     const Result r = replay(t, options_for(p));
     ASSERT_EQ(r.kernels.size(), 4u);
@@ -141,20 +153,10 @@ TEST(Timing, ColdStartIsPaidByTheFirstBatchAfterAnIdleStretch) {
 // k1's two batches pay 3000 and 1500 (3000 + 1500 + 2 * 14124 = 32748); k2 750
 // (14874, left 0.125); k4 3000 * (1 - 0.875 * e^-1.5) = 2414.3 -> 2414 (16538).
 TEST(Timing, ColdStartCarryWarmsThePathOverSeveralBatches) {
-  const auto t = TraceBuilder()
-                     .alloc("A", 16_KiB)
-                     .cpu_write("A")
-                     .kernel("k1", 0, 0).read("A", 0, 8_KiB).end()
-                     .kernel("k2", 0, 0).read("A", 8_KiB, 4_KiB).end()
-                     .kernel("k3", 0, 30000).read("A", 0, 4_KiB).end()
-                     .kernel("k4", 0, 0).read("A", 12_KiB, 4_KiB).end()
-                     .build();
+  const auto t = cold_start_trace();
   for (const std::uint32_t concurrency : {256u, 1u}) {
     SCOPED_TRACE(concurrency);
-    auto p = round_profile();
-    p.fault_concurrency = concurrency;
-    p.fault_cold_start_ns = 3000;
-    p.fault_cold_time_ns = 20000;
+    auto p = cold_start_profile(concurrency);
     p.fault_cold_carry = 0.5;
     const Result r = replay(t, options_for(p));
     ASSERT_EQ(r.kernels.size(), 4u);
