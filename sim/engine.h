@@ -457,6 +457,7 @@ class Engine {
   // holds.
   inline bool replaces_first_chunk(int gpu) const;
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
+  inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now, bool hold);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
   void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);

@@ -25,8 +25,10 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
          !order->empty() && mem.evictable(order->front());
 }
 
-[[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,
-                                                                      Nanos& now) {
+// The 4 KiB case alone: lone_fault's (4 KiB only) calls it directly, without
+// the other granularities' branch on a page-granular replay's every fault.
+[[gnu::always_inline]] inline std::uint32_t Engine::replace_first_page_chunk(int gpu, AllocSlot slot,
+                                                                           std::uint64_t page, Nanos& now) {
   const auto gi = static_cast<std::size_t>(gpu);
   GpuState& g = gpus_[gi];
   SlotList& order = *eviction_order_[gpu];
@@ -34,33 +36,45 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   PhysicalChunk& c = g.memory.chunk(victim);
   Allocation& va = allocs_[c.alloc];
   const std::uint64_t vp = c.first_page;
-  if (pages_per_chunk_ != 1) {
-    write_back_chunk(gpu, c, now);
-    va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
-    g.memory.retake(victim, slot, (page >> chunk_shift_) << chunk_shift_);
-  } else {  // a chunk is a page: no window arithmetic on the path of every page-granular fault
-    if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
-      const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
-      PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
-      const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
-      set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));
-      PageState& st = va.pages[vp];
-      const bool sole = st.copies == gbit;
-      st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
-      st.mapped = mappings_for(va, st);
-      st.flags &= static_cast<std::uint8_t>(~kPinned);
-      Counters& cnt = counters();
-      now += profile_.eviction_chunk_ns;
-      if (sole) {
-        now = std::max(now, g.d2h.schedule(now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
-        cnt.bytes_d2h += kPageSize;
-        cnt.bytes_evicted += kPageSize;
-      }
-      ++cnt.evictions;
+  if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
+    const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
+    PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
+    const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
+    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));
+    PageState& st = va.pages[vp];
+    const bool sole = st.copies == gbit;
+    st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
+    st.mapped = mappings_for(va, st);
+    st.flags &= static_cast<std::uint8_t>(~kPinned);
+    Counters& cnt = counters();
+    now += profile_.eviction_chunk_ns;
+    if (sole) {
+      now = std::max(now, g.d2h.schedule(now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
+      cnt.bytes_d2h += kPageSize;
+      cnt.bytes_evicted += kPageSize;
     }
-    va.chunk_slot[gi][vp] = kNoSlot;
-    g.memory.retake(victim, slot, page);
+    ++cnt.evictions;
   }
+  va.chunk_slot[gi][vp] = kNoSlot;
+  g.memory.retake(victim, slot, page);
+  order.move_to_back(victim);
+  if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
+  return victim;
+}
+
+[[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,
+                                                                      Nanos& now) {
+  if (pages_per_chunk_ == 1) return replace_first_page_chunk(gpu, slot, page, now);
+  const auto gi = static_cast<std::size_t>(gpu);
+  GpuState& g = gpus_[gi];
+  SlotList& order = *eviction_order_[gpu];
+  const std::uint32_t victim = order.front();
+  PhysicalChunk& c = g.memory.chunk(victim);
+  const std::uint64_t vp = c.first_page;
+  Allocation& va = allocs_[c.alloc];
+  write_back_chunk(gpu, c, now);
+  va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
+  g.memory.retake(victim, slot, (page >> chunk_shift_) << chunk_shift_);
   order.move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
   return victim;

@@ -73,7 +73,7 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   Nanos t = now;
   const ProcessorMask gbit = processor_bit(requester);
   if (full) {
-    chunk_slot = replace_first_chunk(g, slot, page, t);
+    chunk_slot = replace_first_page_chunk(g, slot, page, t);
   } else {
     chunk_slot = mem.take(slot, page, /*pinned=*/false);
     if (order.contains(chunk_slot)) order.erase(chunk_slot);
