@@ -207,6 +207,13 @@ std::string toml_duration(double ns) {
 
 namespace {
 
+// A per-touch cost, to the picosecond ("0.093ns"): whole nanoseconds would
+// round an H200's 0.1 ns per resident page touch to nothing.
+std::string toml_fine_duration(double ns) {
+  const double ps = std::round(std::max(0.0, ns) * 1000);
+  return fmt::format("\"{}ns\"", ps / 1000);
+}
+
 const nlohmann::json& need(const nlohmann::json& j, const char* key) {
   if (!j.contains(key)) throw std::runtime_error(std::string("calibration data: missing '") + key + "'");
   return j.at(key);
@@ -528,7 +535,7 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   // resident pages and over the link to pinned memory.
   if (const auto res = fit_touches(raw, "resident")) {
     out["gpu.access_unit"] = fmt::format("\"{}B\"", res->unit);
-    out["gpu.access_cost"] = toml_duration(res->cost_ns);
+    out["gpu.access_cost"] = toml_fine_duration(res->cost_ns);
     out["gpu.access_gbps"] = fmt::format("{}", std::lround(res->gbps));
   }
   const std::optional<double> idle = idle_start_excess(raw);
@@ -540,7 +547,7 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   }
   if (const auto rem = fit_touches(raw, "pinned")) {
     out["remote.access_unit"] = fmt::format("\"{}B\"", rem->unit);
-    out["remote.access_cost"] = toml_duration(rem->cost_ns);
+    out["remote.access_cost"] = toml_fine_duration(rem->cost_ns);
     out["remote.gpu_to_host_gbps"] = gbps(rem->gbps);
   } else {
     // Sessions before the sub-page runs: whole-page reads of pinned memory.

@@ -469,13 +469,17 @@ void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stre
 Nanos Engine::kernel_end_time() {
   const Counters& c = kernel_counters_;
   const std::uint64_t accesses = access_seq_ - kernel_first_seq_;
-  // Remote (zero-copy) traffic streams over the link while the kernel runs.
   auto remote_ns = [](Bytes bytes, double gbps) {
     return bytes ? static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / gbps)) : Nanos{0};
   };
+  // A page touch costs a fraction of a nanosecond: summed, then rounded.
+  auto touch_cost_ns = [](std::uint64_t touches, double ns) {
+    return static_cast<Nanos>(std::llround(static_cast<double>(touches) * ns));
+  };
+  // Remote (zero-copy) traffic streams over the link while the kernel runs.
   kernel_.now += remote_ns(kernel_.remote_host_bytes, profile_.remote_gpu_to_host_gbps) +
                  remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps) +
-                 static_cast<Nanos>(c.remote_accesses) * profile_.remote_access_ns;
+                 touch_cost_ns(c.remote_accesses, profile_.remote_access_ns);
   // Touches of the GPU's own memory (every access but the remote ones:
   // faulted pages are read locally once serviced) cost their transaction
   // units at the profile's access bandwidth plus a per-touch cost, after the
@@ -486,7 +490,7 @@ Nanos Engine::kernel_end_time() {
       kernel_.touched_units - std::min(kernel_.touched_units, kernel_.remote_touched_units);
   const Nanos access_ns =
       (profile_.gpu_access_gbps > 0 ? remote_ns(local_units * profile_.gpu_access_unit, profile_.gpu_access_gbps) : 0) +
-      static_cast<Nanos>(local_touches) * profile_.gpu_access_ns;
+      touch_cost_ns(local_touches, profile_.gpu_access_ns);
   Nanos end = kernel_.now + access_ns + kernel_.compute;
   if (profile_.gpu_fault_compute_overlap > 0) {
     // Warps that did not fault keep working while the others' faults are serviced.

@@ -510,7 +510,7 @@ class Engine {
   // charged exactly when it ends): a whole page at gpu.access_gbps plus gpu.access_cost.
   double access_estimate_ns() const {
     return (profile_.gpu_access_gbps > 0 ? static_cast<double>(kPageSize) / profile_.gpu_access_gbps : 0) +
-           static_cast<double>(profile_.gpu_access_ns);
+           profile_.gpu_access_ns;
   }
   void start_kernel(StreamActor& a);
   void finish_kernel(StreamActor& a);

@@ -1,5 +1,6 @@
 #include "sim/profile.h"
 
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -19,6 +20,21 @@ namespace {
 // simulated clock (ns in 64 bits) without a word.
 constexpr double kMinGbps = 0.001;
 constexpr Nanos kMaxCostNs = 1'000'000'000;
+
+// "0.093ns", "93ps", "0.5us": a decimal number and a unit, in ns; -1 when
+// the text is not one.
+double fine_duration_ns(std::string_view text) {
+  static constexpr std::pair<std::string_view, double> kUnits[] = {{"ps", 1e-3}, {"ns", 1.0}, {"us", 1e3}};
+  for (const auto& [suffix, scale] : kUnits) {
+    if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix) continue;
+    const std::string_view number = text.substr(0, text.size() - suffix.size());
+    double v = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (ec != std::errc() || end != number.data() + number.size() || !(v >= 0)) return -1;
+    return v * scale;
+  }
+  return -1;
+}
 
 // Reads the keys of one TOML table, remembering which were used so that
 // unknown keys can be reported with their line.
@@ -128,6 +144,24 @@ class TableReader {
       fail(n, fmt::format("'{}' = {}ns is longer than the 1s the model takes for one operation's cost (a mistake "
                           "of units?)",
                           path(key), v));
+    return v;
+  }
+
+  // A cost below or around a nanosecond (a page touch on the GPU): a number of
+  // ns, or a string of a decimal number and ps, ns or us ("0.093ns", "93ps").
+  double fine_duration(std::string_view key) {
+    const toml::node& n = required(key);
+    double v = -1;
+    if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
+    else if (n.is_floating_point()) v = n.as_floating_point()->get();
+    else if (n.is_string()) v = fine_duration_ns(n.as_string()->get());
+    else fail(n, fmt::format("'{}' must be a duration such as \"0.1ns\" or a number of ns", path(key)));
+    if (!(v >= 0) || std::isinf(v))
+      fail(n, fmt::format("'{}' must be a duration such as \"0.1ns\", \"100ps\" or a non-negative number of ns",
+                          path(key)));
+    if (v > static_cast<double>(kMaxCostNs))
+      fail(n, fmt::format("'{}' is longer than the 1s the model takes for one operation's cost (a mistake of units?)",
+                          path(key)));
     return v;
   }
 
@@ -246,7 +280,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("access_gbps")) p.gpu_access_gbps = t.bandwidth("access_gbps");
     if (t.has("access_lanes")) p.gpu_access_lanes = static_cast<std::uint32_t>(t.integer("access_lanes", 1, 1 << 20));
     if (t.has("access_unit")) p.gpu_access_unit = access_unit(t, "access_unit");
-    if (t.has("access_cost")) p.gpu_access_ns = t.duration("access_cost");
+    if (t.has("access_cost")) p.gpu_access_ns = t.fine_duration("access_cost");
     if (t.has("launch_cost")) p.gpu_launch_ns = t.duration("launch_cost");
     if (t.has("idle_start_cost")) p.gpu_idle_start_ns = t.duration("idle_start_cost");
     if (t.has("idle_start_after")) p.gpu_idle_after_ns = t.duration("idle_start_after");
@@ -314,7 +348,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     p.remote_gpu_to_host_gbps = t.bandwidth("gpu_to_host_gbps");
     p.remote_gpu_to_peer_gbps = t.bandwidth("gpu_to_gpu_gbps");
     if (t.has("access_unit")) p.remote_access_unit = access_unit(t, "access_unit");
-    if (t.has("access_cost")) p.remote_access_ns = t.duration("access_cost");
+    if (t.has("access_cost")) p.remote_access_ns = t.fine_duration("access_cost");
     t.finish();
   }
   {

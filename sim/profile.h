@@ -44,7 +44,9 @@ struct HardwareProfile {
   // (traces/page_touch.h) at access_gbps, plus access_cost per page touch.
   // 4096 (the default) charges every touch a whole page, as before.
   Bytes gpu_access_unit = kPageSizeBytes;
-  Nanos gpu_access_ns = 0;         // per local page touch (issue and latency not hidden by bandwidth)
+  // Per local page touch (issue and latency not hidden by bandwidth), in ns:
+  // fractional, as a touch costs about a tenth of a nanosecond on an H200.
+  double gpu_access_ns = 0;
   Nanos gpu_launch_ns = 0;         // per kernel: launch to first instruction, as hipEvents see it
   // [gpu] idle_start_cost: what a kernel starting on an idle GPU (no kernel
   // running on it, none ended within idle_start_after) takes beyond the same
@@ -161,7 +163,7 @@ struct HardwareProfile {
   // [remote] access_unit / access_cost: as gpu.access_unit / access_cost, for
   // touches through a remote mapping (bytes at the remote bandwidth).
   Bytes remote_access_unit = kPageSizeBytes;
-  Nanos remote_access_ns = 0;
+  double remote_access_ns = 0;  // ns per remote page touch, fractional
 
   // [prefetch]: explicit prefetch servicing.
   Nanos prefetch_va_block_ns = 0;  // per VA block migrated by a prefetch hint

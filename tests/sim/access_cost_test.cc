@@ -41,6 +41,41 @@ TEST(AccessCost, ResidentTouchesCostTheirSectors) {
   EXPECT_EQ(r.kernels[2].counters.time_ns, 42u);
 }
 
+// A page touch costs a fraction of a nanosecond (an H200's resident touch
+// about 0.1 ns): summed over the kernel's touches, then rounded. gpu.access_unit
+// 32 B at 4 B/ns; 0.25 ns per touch. k2 reads one word of each of 1024 pages
+// (a 4 MiB allocation): 1024 sectors * 32 B / 4 = 8192, + 1024 * 0.25 = 256
+// -> 8448; k3 one word of 3 pages: 3 * 8 = 24, + 0.75 -> 1 -> 25. Rounded per
+// touch (or whole ns per touch) k2 would be 8192.
+TEST(AccessCost, FractionalTouchCostsAddUpBeforeRounding) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_MiB)
+                     .kernel("k1", 0, 0).write("A").end()
+                     .kernel("k2", 0, 0).read("A", 0, TraceBuilder::kWhole, 4_KiB).end()
+                     .kernel("k3", 0, 0).read("A", 0, 12_KiB, 4_KiB).end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.gpu_access_gbps = 4.0;
+  p.gpu_access_unit = 32;
+  p.gpu_access_ns = 0.25;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[1].counters.accesses, 1024u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 8448u);
+  EXPECT_EQ(r.kernels[2].counters.time_ns, 25u);
+  // Remote touches likewise: 0.4 ns each over 1024 pinned pages read a word each.
+  const auto pinned = TraceBuilder()
+                          .alloc("H", 4_MiB, trace::AllocKind::kPinned)
+                          .kernel("words", 0, 0).read("H", 0, TraceBuilder::kWhole, 4_KiB).end()
+                          .build();
+  HardwareProfile q = round_profile();
+  q.remote_access_unit = 32;
+  q.remote_access_ns = 0.4;
+  const Nanos without = replay(pinned, options_for(q)).kernels[0].counters.time_ns;
+  q.remote_access_ns = 0;
+  EXPECT_EQ(without - replay(pinned, options_for(q)).kernels[0].counters.time_ns, 410u);  // 1024 * 0.4 = 409.6
+}
+
 // With the default unit (4 KiB) every touch is a whole page, as before:
 // k2's two word reads cost 2 * 4096 / 4 = 2048.
 TEST(AccessCost, DefaultUnitChargesWholePages) {

@@ -206,6 +206,29 @@ TEST(Profile, AccessUnitIsAPowerOfTwoUpToAPage) {
             "p.toml:7: 'gpu.access_unit' must be a power of two from 4B to 4KiB, not 8192 bytes");
 }
 
+// gpu.access_cost and remote.access_cost: fractions of a nanosecond per page
+// touch, as a number of ns or a decimal with ps, ns or us.
+TEST(Profile, TouchCostsTakeFractionsOfANanosecond) {
+  const auto gpu = [&](const std::string& v) {
+    return replace(good_profile(), "peer_access = true\n", "peer_access = true\naccess_cost = " + v + "\n");
+  };
+  EXPECT_EQ(parse_profile(good_profile(), "p.toml").gpu_access_ns, 0.0);
+  EXPECT_DOUBLE_EQ(parse_profile(gpu("\"0.093ns\""), "p.toml").gpu_access_ns, 0.093);
+  EXPECT_DOUBLE_EQ(parse_profile(gpu("\"93ps\""), "p.toml").gpu_access_ns, 0.093);
+  EXPECT_DOUBLE_EQ(parse_profile(gpu("\"1.5us\""), "p.toml").gpu_access_ns, 1500.0);
+  EXPECT_DOUBLE_EQ(parse_profile(gpu("0.25"), "p.toml").gpu_access_ns, 0.25);
+  EXPECT_DOUBLE_EQ(parse_profile(gpu("12"), "p.toml").gpu_access_ns, 12.0);
+  EXPECT_EQ(to_json(parse_profile(gpu("\"0.093ns\""), "p.toml"))["gpu"]["access_cost_ns"], 0.093);
+  const std::string remote =
+      replace(good_profile(), "gpu_to_gpu_gbps = 40.0\n", "gpu_to_gpu_gbps = 40.0\naccess_cost = \"0.209ns\"\n");
+  EXPECT_DOUBLE_EQ(parse_profile(remote, "p.toml").remote_access_ns, 0.209);
+  for (const char* bad : {"\"-1ns\"", "\"0.1\"", "\"0.1ms\"", "\"1e400ns\"", "\"fast\"", "-0.5", "true"})
+    EXPECT_NE(error_of(gpu(bad)).find("p.toml:7: 'gpu.access_cost' must be a duration such as \"0.1ns\""),
+              std::string::npos)
+        << bad << ": " << error_of(gpu(bad));
+  EXPECT_NE(error_of(gpu("\"2000000000ns\"")).find("'gpu.access_cost' is longer than the 1s"), std::string::npos);
+}
+
 // gpu.fault_compute_overlap: 0 unless given; a fraction from 0 to 1.
 TEST(Profile, FaultComputeOverlapIsAFraction) {
   EXPECT_EQ(parse_profile(good_profile(), "p.toml").gpu_fault_compute_overlap, 0.0);
