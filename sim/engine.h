@@ -295,7 +295,19 @@ class Engine {
   // kernel's first batch on an idle servicer and the path's coldness:
   // faults.cold_start_cost * (1 - (1 - left) * exp(-idle / cold_start_time)),
   // with `left` what the last batch carried over (faults.cold_start_carry).
-  Nanos start_fault_batch(GpuState& gpu);
+  // In line: a replay servicing faults one at a time starts a batch per fault.
+  Nanos start_fault_batch(GpuState& gpu) {
+    const Nanos free = std::max(kernel_.now, gpu.fault_engine_free);
+    // An idle servicer is woken by the fault interrupt for the kernel's first
+    // batch; a busy one takes the batch when it is free.
+    const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
+    const Nanos cold = profile_.fault_cold_start_ns != 0 ? cold_start_share(gpu, free) : 0;
+    gpu.serviced_faults = true;
+    return free + (wakes ? profile_.fault_wakeup_ns : 0) + cold;
+  }
+  // The coldness part of start_fault_batch for a batch starting at `free`
+  // (it updates gpu.cold_left); fault_service.cc.
+  Nanos cold_start_share(GpuState& gpu, Nanos free);
   void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
   // Data for `waiting` processors lands in the block at `end` (a migration
   // issued at `start`): their hits on the block wait for it.
@@ -383,7 +395,8 @@ class Engine {
   void drop_copy(Allocation& a, std::uint64_t page, Processor p);
   // Processors mapping the page after its copies changed: the holders, the
   // allocation's permanent mappings, and AccessedBy processors that can reach it.
-  ProcessorMask mappings_for(const Allocation& a, const PageState& st) const {
+  // Always in line: out of line its call cost as much as its body on a fault's path.
+  [[gnu::always_inline]] ProcessorMask mappings_for(const Allocation& a, const PageState& st) const {
     if (st.copies == 0) return 0;
     if (st.accessed_by == 0) return static_cast<ProcessorMask>(st.copies | a.always_mapped);
     return mappings_for_advised(a, st);

@@ -62,26 +62,17 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block, Nanos start) {
   note_in_flight(allocs_[slot].blocks[block], start, kernel_.now, kernel_bit_);
 }
 
-Nanos Engine::start_fault_batch(GpuState& gpu) {
-  const Nanos free = std::max(kernel_.now, gpu.fault_engine_free);
-  // An idle servicer is woken by the fault interrupt for the kernel's first
-  // batch; a busy one takes the batch when it is free.
-  const bool wakes = kernel_counters_.fault_batches == 0 && kernel_.now >= gpu.fault_engine_free;
-  // One that idled has cooled (never used: cold): on the hardware the first
-  // fault after an idle stretch is slower, the more the longer the stretch,
-  // and the next few are still slower than steady ones: a batch leaves a
-  // share of its coldness (faults.cold_start_carry) to the next.
-  Nanos cold = 0;
-  if (profile_.fault_cold_start_ns != 0) {
-    const double idle = gpu.serviced_faults ? static_cast<double>(free - gpu.fault_engine_free) : HUGE_VAL;
-    const double x = -idle / static_cast<double>(profile_.fault_cold_time_ns);
-    // 1 - (1 - left) * e^x, written so that left = 0 is exactly 1 - e^x.
-    const double coldness = -std::expm1(x) + (gpu.cold_left != 0 ? gpu.cold_left * std::exp(x) : 0.0);
-    cold = static_cast<Nanos>(std::llround(static_cast<double>(profile_.fault_cold_start_ns) * coldness));
-    gpu.cold_left = coldness * profile_.fault_cold_carry;
-  }
-  gpu.serviced_faults = true;
-  return free + (wakes ? profile_.fault_wakeup_ns : 0) + cold;
+// A fault servicer that idled has cooled (never used: cold): on the hardware
+// the first fault after an idle stretch is slower, the more the longer the stretch, and
+// the next few are still slower than steady ones: a batch leaves a share of
+// its coldness (faults.cold_start_carry) to the next.
+Nanos Engine::cold_start_share(GpuState& gpu, Nanos free) {
+  const double idle = gpu.serviced_faults ? static_cast<double>(free - gpu.fault_engine_free) : HUGE_VAL;
+  const double x = -idle / static_cast<double>(profile_.fault_cold_time_ns);
+  // 1 - (1 - left) * e^x, written so that left = 0 is exactly 1 - e^x.
+  const double coldness = -std::expm1(x) + (gpu.cold_left != 0 ? gpu.cold_left * std::exp(x) : 0.0);
+  gpu.cold_left = coldness * profile_.fault_cold_carry;
+  return static_cast<Nanos>(std::llround(static_cast<double>(profile_.fault_cold_start_ns) * coldness));
 }
 
 void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {

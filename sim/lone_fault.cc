@@ -43,10 +43,11 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   ++access_seq_;
   kernel_.touched_units += units_per_pass(e);
   access_event_ = &e;
-  const bool write = e.op != static_cast<std::uint8_t>(trace::AccessType::kRead);
   ++st.accesses;
   ++kernel_counters_.gpu_faults;
-  st.flags |= static_cast<std::uint8_t>(kInFaultBuffer | (write ? kFaultWrite : 0));
+  // The entry's fault-buffer flags (kInFaultBuffer, kFaultWrite) would be set
+  // here and cleared below, with nothing reading them between: not stored (a
+  // byte store makes the compiler reload every member after it).
 
   // service_single_fault: the batch of this one page.
   const Nanos batch_start = start_fault_batch(gpu);
