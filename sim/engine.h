@@ -229,7 +229,12 @@ class Engine {
       return true;
     }
     if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) return false;
-    if (!lone_faults_ || !lone_fault(e, *a, slot, page)) single_page_fault(e, *a, slot, page);
+    if (lone_faults_ && lone_fault(e, *a, slot, page)) {
+      ++access_seq_;  // the access, which lone_fault leaves to its caller
+      kernel_.touched_units += units_per_pass(e);
+    } else {
+      single_page_fault(e, *a, slot, page);
+    }
     return true;
   }
   // gpu_access for a single-page access (single_page_of) that is not a hit.
@@ -355,7 +360,9 @@ class Engine {
   // lone_fault.cc: a single-page fault of the replay loop serviced in one pass
   // (faults one at a time, the short path, the eviction order kept in line,
   // 4 KiB chunks); false, having changed nothing, where the page or the
-  // memory needs the general path (single_page_fault).
+  // memory needs the general path (single_page_fault). The caller counts the
+  // access (access_seq_, the kernel's touched units), which the replay loop
+  // keeps in registers.
   bool lone_faults_apply() const;  // under these settings
   bool lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page);
   // thrashing_response.cc: the thrashing policy's hint before a block's

@@ -69,6 +69,10 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
     SlotList* const order = recency && a.managed() && chunk_slots ? recency_[gpu] : nullptr;
     const unsigned chunk_shift = chunk_shift_, unit_shift = access_unit_shift_;
     std::uint64_t seq = access_seq_, units = kernel_.touched_units;
+    // Access units a touch within one page covers: one where the unit is a page or more.
+    auto units_of = [unit_shift](const Event& e) -> std::uint64_t {
+      return unit_shift >= kPageShift ? 1 : ((e.offset + e.length - 1) >> unit_shift) - (e.offset >> unit_shift) + 1;
+    };
     // The loop's own index (i is a reference: a store per access otherwise),
     // given back to i at every exit and before any call that may throw.
     std::size_t k = i;
@@ -142,7 +146,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         if (queue && !(st.mapped & bit) && !(st.flags & kInFaultBuffer) && fault_entries_ + 1 < batch_limit_ &&
             e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) {
           ++seq;
-          units += unit_shift >= kPageShift ? 1 : ((e.offset + e.length - 1) >> unit_shift) - (e.offset >> unit_shift) + 1;
+          units += units_of(e);
           access_event_ = &e;
           ++st.accesses;
           ++kernel_counters_.gpu_faults;
@@ -154,11 +158,9 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         // A cache simulation's miss, in one pass (lone_fault.cc), else the general path.
         if (lone && e.op != static_cast<std::uint8_t>(AccessType::kReadModifyWrite)) {
           i = k;
-          access_seq_ = seq;
-          kernel_.touched_units = units;
           if (lone_fault(e, a, slot, page)) {
-            seq = access_seq_;
-            units = kernel_.touched_units;
+            ++seq;
+            units += units_of(e);
             continue;
           }
         }
@@ -173,8 +175,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
       ++seq;
       ++st.accesses;
       st.flags |= write ? kDirty : 0;
-      // A touch within one page covers one unit where the unit is a page or more.
-      units += unit_shift >= kPageShift ? 1 : ((e.offset + e.length - 1) >> unit_shift) - (e.offset >> unit_shift) + 1;
+      units += units_of(e);
       if (order) {
         const std::uint32_t s = chunk_slots[page >> chunk_shift];
         if (s != kNoSlot && order->contains(s)) order->move_to_back(s);

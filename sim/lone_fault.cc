@@ -39,9 +39,8 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
       !fault_buffer_.empty() || !busy_chunks_.empty() || (full && !replaces_first_chunk(g)))
     return false;
 
-  // single_page_fault and gpu_access_slow: the access, the fault, its entry.
-  ++access_seq_;
-  kernel_.touched_units += units_per_pass(e);
+  // single_page_fault and gpu_access_slow: the access (counted by the
+  // caller), the fault, its entry.
   access_event_ = &e;
   ++st.accesses;
   ++kernel_counters_.gpu_faults;
