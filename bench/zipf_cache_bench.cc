@@ -97,20 +97,27 @@ class ZipfReader final : public trace::TraceReader {
   std::size_t read(std::span<trace::Event> out) override {
     const auto& pages = zipf_pages();
     std::size_t n = 0;
-    while (n < out.size() && next_ < kRequests + 3) {
-      trace::Event& e = out[n++];
-      if (next_ == 0) {
-        e = trace::events::alloc(std::uint64_t{kPages} * kPageSize, trace::AllocKind::kManaged, trace::Processor::none());
-        e.name = alloc_;
-      } else if (next_ == 1) {
-        e = trace::events::kernel_begin(0, 0, 0);
-        e.name = kernel_;
-      } else if (next_ == kRequests + 2) {
-        e = trace::events::of_kind(trace::EventKind::kKernelEnd);
-      } else {
-        e = access_;  // made once: a request differs only in its page
-        e.offset = std::uint64_t{pages[next_ - 2]} * kPageSize;
-      }
+    if (next_ == 0 && n < out.size()) {
+      out[n] = trace::events::alloc(std::uint64_t{kPages} * kPageSize, trace::AllocKind::kManaged,
+                                    trace::Processor::none());
+      out[n++].name = alloc_;
+      ++next_;
+    }
+    if (next_ == 1 && n < out.size()) {
+      out[n] = trace::events::kernel_begin(0, 0, 0);
+      out[n++].name = kernel_;
+      ++next_;
+    }
+    // The requests in a loop of their own (a request differs from access_,
+    // made once, only in its page), as a trace decoder's inner loop runs.
+    const std::uint64_t requests = std::min<std::uint64_t>(out.size() - n, kRequests + 2 - std::min(next_, kRequests + 2));
+    for (std::uint64_t r = 0; r < requests; ++r, ++n) {
+      out[n] = access_;
+      out[n].offset = std::uint64_t{pages[next_ - 2 + r]} * kPageSize;
+    }
+    next_ += requests;
+    if (next_ == kRequests + 2 && n < out.size()) {
+      out[n++] = trace::events::of_kind(trace::EventKind::kKernelEnd);
       ++next_;
     }
     return n;
