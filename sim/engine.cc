@@ -504,7 +504,7 @@ Nanos Engine::kernel_end_time() {
 
 void Engine::kernel_finished(Nanos end) {
   GpuState& g = gpus_[static_cast<std::size_t>(kernel_.gpu)];
-  --g.kernels_running;
+  if (--g.kernels_running == 0) g.served.clear();
   g.ran_kernel = true;
   g.kernels_done = std::max(g.kernels_done, end);
 }

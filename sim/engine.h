@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -118,6 +119,10 @@ class Engine {
     std::uint32_t kernels_running = 0;
     bool ran_kernel = false;
     Nanos kernels_done = 0;
+    // Pages (alloc << 40 | page) another GPU's fault service took from this
+    // GPU while its kernels ran: their next touch by those kernels counts as
+    // done (note_served_pages). Emptied when the last running kernel ends.
+    std::unordered_set<std::uint64_t> served;
   };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
@@ -314,6 +319,9 @@ class Engine {
   // (it updates gpu.cold_left); fault_service.cc.
   Nanos cold_start_share(GpuState& gpu, Nanos free);
   void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
+  // Pages of a block the current GPU's fault service is about to take from
+  // other GPUs: those whose kernels run note them as served (GpuState::served).
+  void note_served_pages(AllocSlot slot, std::uint64_t block, const PageMask& taken);
   // Data for `waiting` processors lands in the block at `end` (a migration
   // issued at `start`): their hits on the block wait for it.
   void note_in_flight(BlockState& bs, Nanos start, Nanos end, ProcessorMask waiting) {

@@ -62,6 +62,28 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block, Nanos start) {
   note_in_flight(allocs_[slot].blocks[block], start, kernel_.now, kernel_bit_);
 }
 
+// On the hardware a kernel puts its accesses in flight together (a warp per
+// page in the backend's touch kernels), so the warp that needs a page runs as
+// soon as the page arrives, before another GPU's service can take it away. The
+// model's kernels sweep their ranges in order: without this, two GPUs reaching
+// the same pages pull them back and forth, where on the hardware each page
+// moves once and the other GPU's warps have read it already. A page taken from
+// a GPU whose kernels run is therefore noted as served there: their later
+// touch of it is counted as done, not faulted back.
+void Engine::note_served_pages(AllocSlot slot, std::uint64_t block, const PageMask& taken) {
+  const Allocation& a = allocs_[slot];
+  const std::uint64_t base = block * kPagesPerBlock;
+  const ProcessorMask requester = kernel_bit_;
+  for (std::size_t g = 0; g < gpus_.size(); ++g) {
+    GpuState& gpu = gpus_[g];
+    const ProcessorMask bit = processor_bit(Processor::gpu(static_cast<int>(g)));
+    if (bit == requester || gpu.kernels_running == 0) continue;
+    for_each_page(taken, [&](std::uint32_t i) {
+      if (a.pages[base + i].copies & bit) gpu.served.insert((std::uint64_t{slot} << 40) | (base + i));
+    });
+  }
+}
+
 // A fault servicer that idled has cooled (never used: cold): on the hardware
 // the first fault after an idle stretch is slower, the more the longer the stretch, and
 // the next few are still slower than steady ones: a batch leaves a share of
@@ -395,6 +417,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     for_each_page(migrate, [&](std::uint32_t i) { revoked += popcount16(a.pages[base + i].copies) > 1; });
     now += static_cast<Nanos>(revoked) * profile_.fault_revoke_duplicate_page_ns;
   }
+  if (migrate.any() && gpus_.size() > 1) note_served_pages(slot, block, migrate);
   if (migrate.any()) now = migrate_block_pages(slot, block, migrate, requester, now);
   if (duplicate.any()) now = move_pages(slot, block, duplicate, requester, true, now);
   for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {

@@ -356,6 +356,10 @@ void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, 
   const ProcessorMask bit = kernel_bit_;
   const bool write = type != AccessType::kRead;
   ++st.accesses;
+  // Read before another GPU took the page (note_served_pages).
+  if (std::unordered_set<std::uint64_t>& served = gpus_[static_cast<std::size_t>(kernel_.gpu)].served;
+      !served.empty() && served.erase((std::uint64_t{slot} << 40) | page))
+    return;
   // A remote mapping serves the access, unless it writes a read-duplicated page.
   if ((st.mapped & bit) && !(st.copies & bit) && !(write && popcount16(st.copies) > 1)) {
     remote_access(a, slot, page, type);

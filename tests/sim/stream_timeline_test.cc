@@ -162,6 +162,43 @@ TEST(StreamTimeline, HitsDoNotWaitForAnotherGpusMigrationInTheSameBlock) {
   EXPECT_EQ(hits.counters.time_ns, 9000u);
 }
 
+// A page another GPU takes from a GPU whose kernel runs counts as read by
+// that kernel (sim/fault_service.cc, note_served_pages): on the hardware its
+// warps had all their accesses in flight when it started. "warm" leaves A
+// (32 pages) on gpu0; then "reader" on gpu0 reads its resident D (64 pages:
+// two lane steps of 32 touches, 1000 ns each) before A, while "taker" on gpu1
+// reads A at once and pulls it over NVLink. Reader reaches A after taker's
+// service: its 32 touches are served, no fault, and it takes what it takes
+// alone (96 touches: 96000 ns); A stays on gpu1 (128 KiB moved peer to peer
+// once). Without the rule reader faulted A back (another 128 KiB).
+TEST(StreamTimeline, PagesTakenFromARunningKernelCountAsRead) {
+  auto trace = [](bool beside) {
+    TraceBuilder b;
+    b.alloc("A", 128_KiB).alloc("D", 256_KiB);
+    b.kernel("warm", 0, 0, 1).write("A").write("D").end().sync();
+    if (beside) b.kernel("taker", 1, 0, 2).read("A").end();
+    return b.kernel("reader", 0, 0, 1).read("D").read("A").end().sync().build();
+  };
+  HardwareProfile p = round_profile(2);
+  p.gpu_access_gbps = 4.096;
+  const Result alone = replay(trace(false), options_for(p));
+  const Result both = replay(trace(true), options_for(p));
+  ASSERT_EQ(alone.kernels.size(), 2u);
+  ASSERT_EQ(both.kernels.size(), 3u);
+  const ScopeResult& taker = both.kernels[1];
+  const ScopeResult& reader = both.kernels[2];
+  ASSERT_EQ(reader.name, "reader");
+  EXPECT_EQ(alone.kernels[1].counters.time_ns, 96000u);
+  EXPECT_EQ(taker.counters.gpu_faults, 32u);
+  EXPECT_EQ(taker.counters.bytes_peer, 128u * 1024);
+  // Taker's service ends before reader reaches A (64000 ns in).
+  EXPECT_LT(taker.start_ns + taker.counters.stall_ns, reader.start_ns + 64000);
+  EXPECT_EQ(reader.counters.gpu_faults, 0u);
+  EXPECT_EQ(reader.counters.bytes_peer, 0u);
+  EXPECT_EQ(reader.counters.time_ns, 96000u);
+  EXPECT_EQ(both.total.bytes_peer, 128u * 1024);
+}
+
 // Two GPUs fault on their own servicers at the same time: each kernel pays
 // its own batch (10000 + 2100 + copy 2024 = 14124 after its start at 220).
 TEST(StreamTimeline, GpusServiceTheirFaultsInParallel) {
