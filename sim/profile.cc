@@ -1,6 +1,5 @@
 #include "sim/profile.h"
 
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -20,21 +19,6 @@ namespace {
 // simulated clock (ns in 64 bits) without a word.
 constexpr double kMinGbps = 0.001;
 constexpr Nanos kMaxCostNs = 1'000'000'000;
-
-// "0.093ns", "93ps", "0.5us": a decimal number and a unit, in ns; -1 when
-// the text is not one.
-double fine_duration_ns(std::string_view text) {
-  static constexpr std::pair<std::string_view, double> kUnits[] = {{"ps", 1e-3}, {"ns", 1.0}, {"us", 1e3}};
-  for (const auto& [suffix, scale] : kUnits) {
-    if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix) continue;
-    const std::string_view number = text.substr(0, text.size() - suffix.size());
-    double v = 0;
-    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
-    if (ec != std::errc() || end != number.data() + number.size() || !(v >= 0)) return -1;
-    return v * scale;
-  }
-  return -1;
-}
 
 // Reads the keys of one TOML table, remembering which were used so that
 // unknown keys can be reported with their line.
@@ -148,14 +132,21 @@ class TableReader {
   }
 
   // A cost below or around a nanosecond (a page touch on the GPU): a number of
-  // ns, or a string of a decimal number and ps, ns or us ("0.093ns", "93ps").
+  // ns, or a string of a decimal number and a unit ("0.093ns", "93ps";
+  // trace::parse_fine_duration_ns).
   double fine_duration(std::string_view key) {
     const toml::node& n = required(key);
     double v = -1;
     if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
     else if (n.is_floating_point()) v = n.as_floating_point()->get();
-    else if (n.is_string()) v = fine_duration_ns(n.as_string()->get());
-    else fail(n, fmt::format("'{}' must be a duration such as \"0.1ns\" or a number of ns", path(key)));
+    else if (n.is_string()) {
+      const trace::ParsedFineDuration d = trace::parse_fine_duration_ns(n.as_string()->get());
+      if (!d.ok())
+        fail(n, fmt::format("'{}' must be a duration such as \"0.1ns\" or \"100ps\": {}", path(key), d.error));
+      v = d.ns;
+    } else {
+      fail(n, fmt::format("'{}' must be a duration such as \"0.1ns\" or a number of ns", path(key)));
+    }
     if (!(v >= 0) || std::isinf(v))
       fail(n, fmt::format("'{}' must be a duration such as \"0.1ns\", \"100ps\" or a non-negative number of ns",
                           path(key)));

@@ -24,24 +24,34 @@ std::pair<std::string_view, std::string_view> split_number(std::string_view text
   return {text.substr(0, i), text.substr(i)};
 }
 
-template <std::size_t N>
-ParsedNumber parse_with_units(std::string_view text, const Unit (&units)[N], std::string_view what,
-                              std::string_view expected) {
-  ParsedNumber r;
+// Durations below a nanosecond (a page touch's cost): decimal, in ns.
+struct FineUnit {
+  std::string_view suffix;
+  long double scale;
+};
+constexpr FineUnit kFineTimeUnits[] = {
+    {"ps", 1e-3L}, {"ns", 1}, {"us", 1e3L}, {"ms", 1e6L}, {"s", 1e9L}};
+
+// The checks every quantity with units shares: not empty, not negative, a
+// number, one decimal point at most, a known unit (none: the base unit).
+// Returns the number's digits and sets `scale`, or sets `error`.
+template <typename U, std::size_t N>
+std::string_view split_quantity(std::string_view text, const U (&units)[N], std::string_view what,
+                                std::string_view expected, decltype(U::scale)& scale, std::string& error) {
   if (text.empty()) {
-    r.error = std::string("empty ") + std::string(what);
-    return r;
+    error = std::string("empty ") + std::string(what);
+    return {};
   }
   if (text[0] == '-') {
-    r.error = std::string("negative ") + std::string(what) + " '" + std::string(text) + "'";
-    return r;
+    error = std::string("negative ") + std::string(what) + " '" + std::string(text) + "'";
+    return {};
   }
   auto [number, suffix] = split_number(text);
   if (number.empty() || number == ".") {
-    r.error = "expected a number in " + std::string(what) + " '" + std::string(text) + "'";
-    return r;
+    error = "expected a number in " + std::string(what) + " '" + std::string(text) + "'";
+    return {};
   }
-  std::uint64_t scale = 0;
+  scale = 0;
   if (suffix.empty()) {
     scale = 1;
   } else {
@@ -49,10 +59,24 @@ ParsedNumber parse_with_units(std::string_view text, const Unit (&units)[N], std
       if (suffix == u.suffix) scale = u.scale;
   }
   if (scale == 0) {
-    r.error = "unknown unit '" + std::string(suffix) + "' in '" + std::string(text) + "' (expected " +
-              std::string(expected) + ")";
-    return r;
+    error = "unknown unit '" + std::string(suffix) + "' in '" + std::string(text) + "' (expected " +
+            std::string(expected) + ")";
+    return {};
   }
+  if (number.find('.') != number.rfind('.')) {
+    error = "malformed number in " + std::string(what) + " '" + std::string(text) + "'";
+    return {};
+  }
+  return number;
+}
+
+template <std::size_t N>
+ParsedNumber parse_with_units(std::string_view text, const Unit (&units)[N], std::string_view what,
+                              std::string_view expected) {
+  ParsedNumber r;
+  std::uint64_t scale = 0;
+  const std::string_view number = split_quantity(text, units, what, expected, scale, r.error);
+  if (!r.ok()) return r;
   const std::string num(number);
   if (num.find('.') == std::string::npos) {
     std::uint64_t v = 0;
@@ -69,10 +93,6 @@ ParsedNumber parse_with_units(std::string_view text, const Unit (&units)[N], std
       return r;
     }
     r.value = v * scale;
-    return r;
-  }
-  if (num.find('.') != num.rfind('.')) {
-    r.error = "malformed number in " + std::string(what) + " '" + std::string(text) + "'";
     return r;
   }
   const long double v = std::stold(num) * static_cast<long double>(scale);
@@ -107,6 +127,21 @@ ParsedNumber parse_bytes(std::string_view text) {
 
 ParsedNumber parse_duration_ns(std::string_view text) {
   return parse_with_units(text, kTimeUnits, "duration", "ns, us, ms or s");
+}
+
+ParsedFineDuration parse_fine_duration_ns(std::string_view text) {
+  ParsedFineDuration r;
+  long double scale = 0;
+  const std::string_view number =
+      split_quantity(text, kFineTimeUnits, "duration", "ps, ns, us, ms or s", scale, r.error);
+  if (!r.ok()) return r;
+  const long double v = std::stold(std::string(number)) * scale;
+  if (!std::isfinite(static_cast<double>(v))) {
+    r.error = "duration '" + std::string(text) + "' is too large";
+    return r;
+  }
+  r.ns = static_cast<double>(v);
+  return r;
 }
 
 ParsedNumber parse_unsigned(std::string_view text) {

@@ -18,8 +18,17 @@ struct ParsedNumber {
   bool ok() const { return error.empty(); }
 };
 
+// A duration that may take fractions of a nanosecond: "0.093ns", "93ps",
+// "1.5us" (ps, ns, us, ms or s; a bare number is ns).
+struct ParsedFineDuration {
+  double ns = 0;
+  std::string error;  // empty on success
+  bool ok() const { return error.empty(); }
+};
+
 ParsedNumber parse_bytes(std::string_view text);     // "64MiB" -> 67108864
 ParsedNumber parse_duration_ns(std::string_view text);  // "200us" -> 200000
+ParsedFineDuration parse_fine_duration_ns(std::string_view text);  // "93ps" -> 0.093
 ParsedNumber parse_unsigned(std::string_view text);  // decimal or 0x hex, no unit
 
 // Canonical spellings used by the text writer: the largest unit that divides exactly.

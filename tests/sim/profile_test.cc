@@ -222,11 +222,14 @@ TEST(Profile, TouchCostsTakeFractionsOfANanosecond) {
   const std::string remote =
       replace(good_profile(), "gpu_to_gpu_gbps = 40.0\n", "gpu_to_gpu_gbps = 40.0\naccess_cost = \"0.209ns\"\n");
   EXPECT_DOUBLE_EQ(parse_profile(remote, "p.toml").remote_access_ns, 0.209);
-  for (const char* bad : {"\"-1ns\"", "\"0.1\"", "\"0.1ms\"", "\"1e400ns\"", "\"fast\"", "-0.5", "true"})
+  EXPECT_DOUBLE_EQ(parse_profile(gpu("\"0.1\""), "p.toml").gpu_access_ns, 0.1);  // a bare number is ns
+  for (const char* bad : {"\"-1ns\"", "\"0.1.2ns\"", "\"1e400ns\"", "\"fast\"", "\"1min\"", "-0.5", "true"})
     EXPECT_NE(error_of(gpu(bad)).find("p.toml:7: 'gpu.access_cost' must be a duration such as \"0.1ns\""),
               std::string::npos)
         << bad << ": " << error_of(gpu(bad));
   EXPECT_NE(error_of(gpu("\"2000000000ns\"")).find("'gpu.access_cost' is longer than the 1s"), std::string::npos);
+  EXPECT_DOUBLE_EQ(parse_profile(gpu("\"0.1ms\""), "p.toml").gpu_access_ns, 100000.0);
+  EXPECT_NE(error_of(gpu("\"fast\"")).find("expected a number in duration 'fast'"), std::string::npos);
 }
 
 // gpu.fault_compute_overlap: 0 unless given; a fraction from 0 to 1.

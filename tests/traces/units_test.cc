@@ -7,6 +7,23 @@
 namespace umsim::trace {
 namespace {
 
+// Fine durations: decimal nanoseconds from ps up to s, with the errors every
+// quantity with units shares (parse_duration_ns's).
+TEST(ParseFineDuration, TakesFractionsOfANanosecond) {
+  EXPECT_DOUBLE_EQ(parse_fine_duration_ns("0.093ns").ns, 0.093);
+  EXPECT_DOUBLE_EQ(parse_fine_duration_ns("93ps").ns, 0.093);
+  EXPECT_DOUBLE_EQ(parse_fine_duration_ns("1.5us").ns, 1500.0);
+  EXPECT_DOUBLE_EQ(parse_fine_duration_ns("2ms").ns, 2e6);
+  EXPECT_DOUBLE_EQ(parse_fine_duration_ns("0.25").ns, 0.25);
+  EXPECT_DOUBLE_EQ(parse_fine_duration_ns("1s").ns, 1e9);
+  EXPECT_EQ(parse_fine_duration_ns("").error, "empty duration");
+  EXPECT_EQ(parse_fine_duration_ns("-1ns").error, "negative duration '-1ns'");
+  EXPECT_EQ(parse_fine_duration_ns("ns").error, "expected a number in duration 'ns'");
+  EXPECT_EQ(parse_fine_duration_ns("1.2.3ns").error, "malformed number in duration '1.2.3ns'");
+  EXPECT_EQ(parse_fine_duration_ns("1e400ns").error, "unknown unit 'e400ns' in '1e400ns' (expected ps, ns, us, ms or s)");
+  EXPECT_EQ(parse_duration_ns("1.2.3us").error, "malformed number in duration '1.2.3us'");
+}
+
 TEST(FormatBytes, LargestUnitThatDividesExactly) {
   EXPECT_EQ(format_bytes(0), "0B");
   EXPECT_EQ(format_bytes(4097), "4097B");
