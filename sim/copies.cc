@@ -181,6 +181,9 @@ void Engine::memset_by_fill_kernel(const Event& e, int gpu) {
   phase_.result.counters += c;
   stream_ready(e.stream) = end;
   if (!e.is_async()) host_now_ = end;
+  // On the H200 the next kernel's launch takes ~300 us of host time after a
+  // managed memset (docs/validation.md, "Diagnostics in the same call").
+  launch_after_memset_ = profile_.launch_after_memset_ns > 0;
   if (options_.check_invariants) check_invariants();
 }
 

@@ -207,7 +207,9 @@ void Engine::dispatch(const Event& e) {
   switch (e.kind) {
     case EventKind::kAlloc: return on_alloc(e);
     case EventKind::kFree: return on_free(e);
-    case EventKind::kKernelBegin: return on_kernel_begin(e);
+    case EventKind::kKernelBegin:
+      if (const Nanos t = launch_not_before(); t > 0) stream_ready(e.stream) = std::max(stream_ready(e.stream), t);
+      return on_kernel_begin(e);
     case EventKind::kKernelEnd: return on_kernel_end();
     case EventKind::kGpuAccess:
       throw SimulationError("GPU access outside a kernel");

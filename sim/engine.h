@@ -500,6 +500,16 @@ class Engine {
   void cpu_access(const trace::Event& e);
   void cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, trace::AccessType type);
 
+  // A managed memset ran since the last kernel launch: the next launch pays
+  // profile_.launch_after_memset_ns of host time (launch_not_before).
+  bool launch_after_memset_ = false;
+  // The earliest start of a kernel issued now: the host's launch cost after a
+  // managed memset, else 0 (no bound beyond host and stream time).
+  Nanos launch_not_before() {
+    if (!launch_after_memset_) return 0;
+    launch_after_memset_ = false;
+    return host_now_ + profile_.launch_after_memset_ns;
+  }
   // copies.cc: explicit copies, memsets, peer access per GPU pair (format version 2)
   struct CopySide {
     Processor location;  // where the copy reads or writes this side: the CPU (host memory) or a GPU

@@ -363,11 +363,13 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("host"), "host", source);
-    t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost"});
+    t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
+            "launch_after_memset_cost"});
     p.pinned_copy_gbps = t.bandwidth("pinned_copy_gbps");
     p.pageable_copy_gbps = t.bandwidth("pageable_copy_gbps");
     if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.bandwidth("pageable_to_host_copy_gbps");
     if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
+    if (t.has("launch_after_memset_cost")) p.launch_after_memset_ns = t.duration("launch_after_memset_cost");
     t.finish();
   }
   if (top.has("calibrated_on")) {
@@ -465,6 +467,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)},
                {"pageable_to_host_copy_gbps", gbps_json(p.pageable_d2h_copy_gbps())},
                {"copy_call_cost_ns", p.copy_call_ns}};
+  // Reported where set, so that results under profiles without it stay as they were.
+  if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
     for (const auto& [k, v] : p.calibrated_on) m[k] = v;

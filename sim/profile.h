@@ -203,6 +203,10 @@ struct HardwareProfile {
   // transfer (the runtime call, the copy engine's start, a synchronous call's
   // wake-up); what a 64 KiB hipMemcpy costs beyond the link. 0 unless given.
   Nanos copy_call_ns = 0;
+  // [host] launch_after_memset_cost: host time before the first kernel after a
+  // managed memset starts (its own events do not see it; its phase does). 0
+  // unless given.
+  Nanos launch_after_memset_ns = 0;
   double pageable_d2h_copy_gbps() const { return pageable_to_host_copy_gbps.value_or(pageable_copy_gbps); }
 
   // [calibrated_on]: the machine the values were measured on (free-form

@@ -61,6 +61,8 @@ struct StreamWork {
   std::size_t result_index = 0;
   // Waits: the issue order of the record they wait for (0: none pending).
   std::uint64_t record = 0;
+  // Kernels: the earliest start the host's launch allows (Engine::launch_not_before).
+  Nanos not_before = 0;
 };
 
 struct StreamActor {

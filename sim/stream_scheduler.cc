@@ -66,6 +66,7 @@ void Engine::issue_stream_work(const Event& e) {
     case EventKind::kKernelBegin:
       checked_gpu(e.processor, "kernel");
       w.kind = StreamWorkKind::kKernel;
+      w.not_before = launch_not_before();
       w.first = w.end = window_base_ + window_.size();
       w.result_index = result_.kernels.size();
       result_.kernels.emplace_back();  // filled when it ends: results stay in launch order
@@ -152,7 +153,7 @@ Nanos Engine::actor_time(const StreamActor& a) const {
     const double ns = access_estimate_ns();
     return k.now + static_cast<Nanos>(static_cast<double>(accesses) * ns);
   }
-  Nanos t = std::max(host_now_, stream_ready_[a.stream]);
+  Nanos t = std::max({host_now_, stream_ready_[a.stream], w.not_before});
   if (w.kind == StreamWorkKind::kWait && w.event.name < event_time_.size()) t = std::max(t, event_time_[w.event.name]);
   return t;
 }
@@ -257,6 +258,8 @@ void Engine::start_kernel(StreamActor& a) {
   swap_out();
   const Event& e = a.queue.front().event;
   load_fault_batch(checked_gpu(e.processor, "kernel"));
+  // Nothing runs before it on its stream: the launch's bound is the stream's.
+  stream_ready(a.stream) = std::max(stream_ready(a.stream), a.queue.front().not_before);
   on_kernel_begin(e);
   kernel_.launch = a.queue.front().result_index;
   a.running = true;

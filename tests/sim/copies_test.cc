@@ -154,6 +154,48 @@ TEST(Copies, MemsetOfManagedMemoryFaultsLikeAKernel) {
   EXPECT_EQ(r.phases[0].counters.time_ns, 2 * 37600u + 1048576u);
 }
 
+// After a managed memset the next kernel's launch takes host.launch_after_memset_cost
+// (here 300000 ns) before the kernel starts: its phase carries it, its own time
+// does not, and the kernel after it pays nothing. The memset ends at 1123776
+// (above); k1 starts 300000 later and writes the resident 2 MiB (1048576), k2
+// follows at once: the phase takes 300000 + 2 x 1048576. Without the key k1
+// starts when the memset ends.
+TEST(Copies, FirstLaunchAfterAManagedMemsetPaysItsHostCost) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .phase("memset")
+                     .memset("A")
+                     .phase("kernels")
+                     .kernel("k1", 0, 0)
+                     .write("A")
+                     .end()
+                     .kernel("k2", 0, 0)
+                     .write("A")
+                     .end()
+                     .sync()
+                     .build();
+  HardwareProfile p = copy_profile();
+  p.launch_after_memset_ns = 300000;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  ASSERT_EQ(r.phases.size(), 3u);
+  const Nanos memset_end = 2 * 37600u + 1048576u;
+  EXPECT_EQ(r.phases[1].counters.time_ns, memset_end);
+  EXPECT_EQ(r.kernels[0].start_ns, memset_end + 300000);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 1048576u);
+  EXPECT_EQ(r.kernels[1].start_ns, memset_end + 300000 + 1048576);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 1048576u);
+  EXPECT_EQ(r.phases[2].counters.time_ns, 300000u + 2 * 1048576u);
+  EngineOptions in_issue_order = options_for(p);  // the engine without the stream timeline
+  in_issue_order.issue_order = true;
+  const Result ordered = replay(t, in_issue_order);
+  EXPECT_EQ(ordered.kernels[0].start_ns, memset_end + 300000);
+  EXPECT_EQ(ordered.phases[2].counters.time_ns, 300000u + 2 * 1048576u);
+  const Result without = replay(t, options_for(copy_profile()));
+  EXPECT_EQ(without.kernels[0].start_ns, memset_end);
+  EXPECT_EQ(without.phases[2].counters.time_ns, 2 * 1048576u);
+}
+
 // Managed pages the CPU holds migrate to the fill kernel's GPU on its faults
 // (one batch: 10000 + 2000 + 16 x 100 = 13600, then the 64 KiB copy: 1000
 // latency + 65536 / 4 GB/s = 17384) and are then written at 2 GB/s (32768).
