@@ -3,7 +3,8 @@
 #   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [smoke]
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
-# profiles/h200-pcie5.toml), the host probe (traces/probe/host_fault_speed.umt,
+# profiles/h200-pcie5.toml; traces/probe/launch_after_memset.umt for the memset's
+# launch cost), the host probe (traces/probe/host_fault_speed.umt,
 # results in probe/; hip_backend/host_rescale.py) and replays the validation
 # suite three times, each repetition after a host probe of its own, since a
 # machine's fault servicing can change within a call (suite2: the two-GPU
@@ -92,6 +93,16 @@ for step in "$@"; do
       timeout 300 "$bin" calibrate --out "profiles/$profile.toml" --raw "$res/raw/calibration.json" \
         >"$res/logs/calibrate.log" 2>&1
       log "calibrate exit $?"
+      # The host time of the first kernel after a managed memset: a replayed
+      # trace, three processes (hip_backend/fit_launch_after_memset.py).
+      for rep in 1 2 3; do
+        timeout 60 "$bin" replay traces/probe/launch_after_memset.umt \
+          --json "$res/raw/launch_after_memset.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
+      done
+      python3 hip_backend/fit_launch_after_memset.py "profiles/$profile.toml" "profiles/$profile.toml.fit" \
+        "$res/raw"/launch_after_memset.r*.json >>"$res/logs/calibrate.log" 2>&1 &&
+        mv "profiles/$profile.toml.fit" "profiles/$profile.toml"
+      log "launch after memset fit exit $?"
       cp "profiles/$profile.toml" "$res/raw/$profile.toml"
       ;;
     probe)

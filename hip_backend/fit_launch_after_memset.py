@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Fits host.launch_after_memset_cost from runs of traces/probe/launch_after_memset.umt.
+
+The first kernel after a managed memset takes host time that its own events do
+not see (about 300 us on an H200, even after the memset was synchronised; the
+kernel after it takes 8-9 us): per run, the "kernel" phase's time less the
+"update" kernel's, and the key is the median over the runs
+(docs/validation.md, "Diagnostics in the same call").
+
+usage: fit_launch_after_memset.py PROFILE.toml OUT.toml RUN.json [RUN.json ...]
+Each RUN.json is an `umsim-hip replay` result of the trace. PROFILE.toml must
+have the key in its [host] table (its comment is kept). OUT.toml is written
+through a temporary file and renamed; an OUT.toml that names an input is refused.
+"""
+
+import json
+import os
+import statistics
+import sys
+
+from tune_profile import set_values
+
+KEY = "host.launch_after_memset_cost"
+
+
+def gap_ns(path):
+    try:
+        with open(path) as f:
+            run = json.load(f)
+        phases = {p["name"]: p["counters"]["time_ns"] for p in run["phases"]}
+        kernels = {k["name"]: k["counters"]["time_ns"] for k in run["kernels"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"fit_launch_after_memset.py: {path}: not an umsim-hip replay result ({e})")
+    if "kernel" not in phases or "update" not in kernels:
+        sys.exit(f"fit_launch_after_memset.py: {path}: expected a phase 'kernel' and a kernel 'update' "
+                 "(a run of traces/probe/launch_after_memset.umt)")
+    gap = phases["kernel"] - kernels["update"]
+    if gap < 0:
+        sys.exit(f"fit_launch_after_memset.py: {path}: phase 'kernel' ({phases['kernel']} ns) is shorter than "
+                 f"its kernel ({kernels['update']} ns)")
+    return gap
+
+
+def has_key(toml, path):
+    section, key = path.rsplit(".", 1)
+    current = ""
+    for line in toml.splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            current = s[1:s.index("]")]
+        elif current == section and "=" in s and s.split("=", 1)[0].strip() == key:
+            return True
+    return False
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit("usage: fit_launch_after_memset.py PROFILE.toml OUT.toml RUN.json [RUN.json ...]")
+    profile, out, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if any(os.path.realpath(out) == os.path.realpath(p) for p in [profile] + runs):
+        sys.exit(f"fit_launch_after_memset.py: OUT.toml '{out}' names an input")
+    gaps = [gap_ns(r) for r in runs]
+    value = round(statistics.median(gaps))
+    with open(profile) as f:
+        text = f.read()
+    if not has_key(text, KEY):
+        sys.exit(f"fit_launch_after_memset.py: {profile}: no {KEY} key in its [host] table to update")
+    updated = set_values(text, {KEY: f'"{value}ns"'})
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(updated)
+    os.replace(tmp, out)
+    print(json.dumps({"key": KEY, "value_ns": value, "runs_ns": gaps, "out": out}))
+
+
+if __name__ == "__main__":
+    main()
