@@ -234,13 +234,14 @@ class Engine {
       return true;
     }
     if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) return false;
-    if (lone_faults_ && lone_fault(e, *a, slot, page)) {
-      ++access_seq_;  // the access, which lone_fault leaves to its caller
-      kernel_.touched_units += units_per_pass(e);
-    } else {
-      single_page_fault(e, *a, slot, page);
-    }
+    if (lone_faults_ && lone_fault(e, *a, slot, page)) count_single_page_access(e);  // lone_fault leaves it to its caller
+    else single_page_fault(e, *a, slot, page);
     return true;
+  }
+  // Counts a single-page access that is not a hit: the access and its touched units.
+  [[gnu::always_inline]] void count_single_page_access(const trace::Event& e) {
+    ++access_seq_;
+    kernel_.touched_units += units_per_pass(e);
   }
   // gpu_access for a single-page access (single_page_of) that is not a hit.
   void single_page_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page);

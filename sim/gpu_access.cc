@@ -189,8 +189,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
 }
 
 void Engine::single_page_fault(const Event& e, Allocation& a, AllocSlot slot, std::uint64_t page) {
-  ++access_seq_;  // as gpu_access's single-page path does for an access that is not a hit
-  kernel_.touched_units += units_per_pass(e);
+  count_single_page_access(e);
   access_event_ = &e;
   gpu_access_slow(a, slot, page, e.access());
   update_plain_hits();
