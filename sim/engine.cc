@@ -131,6 +131,7 @@ Result Engine::run(trace::TraceReader& reader) {
   for (int g = 0; g < profile_.gpus; ++g) every_order = (eviction_order_[g] = eviction_->eviction_order(g)) && every_order;
   if (!every_order) std::fill(std::begin(eviction_order_), std::end(eviction_order_), nullptr);
   lone_faults_ = lone_faults_apply();
+  lone_pages_ = lone_pages_apply();
   recency_touch_ = eviction_access_callbacks_;
   for (int g = 0; g < profile_.gpus; ++g) {
     recency_[g] = eviction_access_callbacks_ ? eviction_->recency_order(g) : nullptr;

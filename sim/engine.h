@@ -126,6 +126,8 @@ class Engine {
   };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
+    AllocSlot alloc() const { return static_cast<AllocSlot>(key >> 40); }
+    std::uint64_t page() const { return key & ((std::uint64_t{1} << 40) - 1); }
   };
   // A VA block's fault-buffer entries (consecutive once grouped).
   struct FaultRun {
@@ -234,7 +236,8 @@ class Engine {
       return true;
     }
     if (e.op == static_cast<std::uint8_t>(trace::AccessType::kReadModifyWrite)) return false;
-    if (lone_faults_ && lone_fault(e, *a, slot, page)) count_single_page_access(e);  // lone_fault leaves it to its caller
+    // lone_fault leaves the access's counting to its caller.
+    if (lone_faults_ && lone_fault(e, *a, slot, page)) count_single_page_access(e);
     else single_page_fault(e, *a, slot, page);
     return true;
   }
@@ -374,6 +377,13 @@ class Engine {
   // keeps in registers.
   bool lone_faults_apply() const;  // under these settings
   bool lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page);
+  // The same pass for the batch's runs (fault_runs_) from `r` on while each
+  // is one page that it takes (service_page's result), in one call; returns
+  // the first run it did not service. Only where lone_pages_apply().
+  bool lone_pages_apply() const;  // the short path, the eviction order kept in line, 4 KiB chunks
+  std::size_t service_lone_runs(std::size_t r);
+  inline Nanos service_page_in_one_pass(Allocation& a, AllocSlot slot, std::uint64_t page, std::uint32_t& chunk_slot,
+                                        bool full, Nanos now);
   // thrashing_response.cc: the thrashing policy's hint before a block's
   // faulted pages are placed, and its detection after pages migrated; both
   // apply the policy's response to the block.
@@ -584,6 +594,7 @@ class Engine {
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default
   bool short_path_ = false;  // short_path_applies()
   bool lone_faults_ = false;  // lone_faults_apply()
+  bool lone_pages_ = false;   // lone_pages_apply()
   std::uint32_t prefetch_beyond_budget_ = 0;  // blocks per serviced block (0: not asked)
   PrefetchRequest beyond_request_;            // scratch of service_block when the budget is non-zero
   std::vector<BlockPages> beyond_blocks_;     // scratch of prefetch_beyond

@@ -36,14 +36,16 @@ bool Engine::accessible(Processor requester, Processor location) const {
 // The driver sorts a batch by address and services it one VA block at a time.
 // Entries arrive in runs within one block (a tile's or a warp's pages): a
 // batch whose runs are already in block order is not sorted; otherwise the
-// entries are sorted by page (scattered faults: plain 64-bit keys sort faster
-// than runs), which puts each block's pages in one run in address order.
+// entries are sorted by block (scattered faults: plain 64-bit keys sort faster
+// than runs), which puts each block's pages in one run. A block's service does
+// not depend on the order of its pages in the run (the short path sorts them,
+// service_block takes a mask), so the sort leaves the page bits out.
 void Engine::group_faults() {
   fault_runs_.clear();
   const auto n = static_cast<std::uint32_t>(fault_buffer_.size());
   for (std::uint32_t e = 1; e < n; ++e)
     if ((fault_buffer_[e].key >> kBlockKeyShift) < (fault_buffer_[e - 1].key >> kBlockKeyShift)) {
-      radix_sort_by_key(fault_buffer_, fault_sort_scratch_);
+      radix_sort_by_key(fault_buffer_, fault_sort_scratch_, kBlockKeyShift);
       break;
     }
   for (std::uint32_t begin = 0; begin < n;) {
@@ -123,7 +125,10 @@ void Engine::service_fault_batch() {
   kernel_.now = batch_start + profile_.fault_batch_ns;
   ++kernel_counters_.fault_batches;
   group_faults();
-  for (const FaultRun& run : fault_runs_) {
+  for (std::size_t r = 0; r < fault_runs_.size(); ++r) {
+    // Single pages in one pass (lone_fault.cc) while they allow it.
+    if (lone_pages_ && (r = service_lone_runs(r)) == fault_runs_.size()) break;
+    const FaultRun& run = fault_runs_[r];
     const auto slot = static_cast<AllocSlot>(run.block_key >> kAllocShift);
     const std::uint64_t block = run.block_key & kBlockMask;
     const FaultEntry* const entries = fault_buffer_.data() + run.begin;

@@ -70,8 +70,9 @@ class GpuMemory {
     assign(chunks_[slot], alloc, first_page, /*pinned=*/false);
   }
 
-  PhysicalChunk& chunk(std::uint32_t slot) { return chunks_[slot]; }
-  const PhysicalChunk& chunk(std::uint32_t slot) const { return chunks_[slot]; }
+  // In line: GCC kept the const one out of line in the victim look-ahead (twice per eviction).
+  [[gnu::always_inline]] PhysicalChunk& chunk(std::uint32_t slot) { return chunks_[slot]; }
+  [[gnu::always_inline]] const PhysicalChunk& chunk(std::uint32_t slot) const { return chunks_[slot]; }
   std::uint32_t slots_created() const { return slots_created_; }
   // Whether the slot holds a chunk that may be evicted now (not pinned, not being filled).
   bool evictable(std::uint32_t slot) const {

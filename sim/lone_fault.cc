@@ -1,13 +1,16 @@
-// A single-page GPU fault of the replay loop serviced in one pass, where
+// A single-page GPU fault serviced in one pass, where the short path applies
+// (no prefetch, thrashing or migration policy of its own), the eviction
+// policy gave its order to the engine (LRU, FIFO) and chunks are 4 KiB: a
+// cache simulation's every miss. Two callers: the replay loop's miss where
 // faults are serviced one at a time (a batch of one, as under the `ideal`
-// profile), the short path applies (no prefetch, thrashing or migration
-// policy of its own), the eviction policy gave its order to the engine (LRU,
-// FIFO) and chunks are 4 KiB: a cache simulation's every miss. The general
-// path (single_page_fault, gpu_access_slow, service_single_fault,
-// service_page, move_host_pages, chunk_for, evict_chunk, release_chunk) gives
-// the same result through eight calls and the checks of cases that cannot
-// arise here; this pass checks those cases first and changes nothing where
-// one holds, so that the caller takes the general path (see lone_fault_ready).
+// profile: lone_fault), and a batch's pages that are each the only faulted
+// page of their VA block (scattered faults under a batching profile:
+// service_lone_runs). The general path (single_page_fault,
+// gpu_access_slow, service_single_fault or service_fault_batch, service_page,
+// move_host_pages, chunk_for, evict_chunk, release_chunk) gives the same
+// result through several calls and the checks of cases that cannot arise
+// here; each caller checks those cases first and changes nothing where one
+// holds, so that the general path takes the page.
 #include <algorithm>
 
 #include "sim/engine.h"
@@ -16,44 +19,27 @@
 
 namespace umsim::sim {
 
-bool Engine::lone_faults_apply() const {
-  return short_path_ && batch_limit_ <= 1 && vendor_.gpu_faults_migrate && pages_per_chunk_ == 1 &&
-         eviction_order_[0] != nullptr;
+bool Engine::lone_pages_apply() const {
+  return short_path_ && pages_per_chunk_ == 1 && eviction_order_[0] != nullptr;
 }
 
-bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page) {
+bool Engine::lone_faults_apply() const {
+  return lone_pages_apply() && batch_limit_ <= 1 && vendor_.gpu_faults_migrate;
+}
+
+// try_service_short and move_host_pages for the one faulted page of its
+// block, from `now`; returns when the page has landed. The caller checked
+// that the page is unadvised and nowhere but in host memory (or nowhere
+// yet), has no chunk (`chunk_slot`), that no chunk is held busy and, when
+// memory is `full`, that the order's first chunk is the victim, and that the
+// kernel is open (counters() is kernel_counters_).
+[[gnu::always_inline]] inline Nanos Engine::service_page_in_one_pass(Allocation& a, AllocSlot slot,
+                                                                     std::uint64_t page, std::uint32_t& chunk_slot,
+                                                                     bool full, Nanos now) {
   const int g = kernel_.gpu;
   const auto gi = static_cast<std::size_t>(g);
   PageState& st = a.pages[page];
-  const ProcessorMask bit = kernel_bit_;
-  std::uint32_t& chunk_slot = a.chunk_slot[gi][page];  // a chunk is a page
   GpuState& gpu = gpus_[gi];
-  GpuMemory& mem = gpu.memory;
-  SlotList& order = *eviction_order_[gi];
-  // Unadvised, nowhere but in host memory (or nowhere yet), not mapped here,
-  // no chunk of its own yet, the fault buffer empty; when memory is full, the
-  // order's first chunk is the victim (choose_victim's first evictable one).
-  const bool full = !mem.has_free();
-  if (!a.managed() || (st.mapped & bit) || (st.flags & kInFaultBuffer) || st.advised() ||
-      (st.copies != 0 && st.copies != kCpuBit) || chunk_slot != kNoSlot || fault_entries_ != 0 ||
-      !fault_buffer_.empty() || !busy_chunks_.empty() || (full && !replaces_first_chunk(g)))
-    return false;
-
-  // single_page_fault and gpu_access_slow: the access (counted by the
-  // caller), the fault, its entry.
-  access_event_ = &e;
-  ++st.accesses;
-  ++kernel_counters_.gpu_faults;
-  // The entry's fault-buffer flags (kInFaultBuffer, kFaultWrite) would be set
-  // here and cleared below, with nothing reading them between: not stored (a
-  // byte store makes the compiler reload every member after it).
-
-  // service_single_fault: the batch of this one page.
-  const Nanos batch_start = start_fault_batch(gpu);
-  Nanos now = batch_start + profile_.fault_batch_ns;
-  ++kernel_counters_.fault_batches;
-
-  // try_service_short for one page.
   const std::uint64_t block = page / kPagesPerBlock;
   const auto i = static_cast<std::uint32_t>(page % kPagesPerBlock);
   BlockState& bs = a.blocks[block];
@@ -68,18 +54,18 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
       static_cast<std::uint8_t>(kInFaultBuffer | kFaultWrite | (bs.pin_until <= now ? kPinned : 0));
   if (profile_.fault_migrated_page_ns != 0 && copied) now += profile_.fault_migrated_page_ns;
 
-  // move_host_pages and chunk_for: a chunk for the page, by evicting the
-  // order's first where memory is full.
+  // A chunk for the page (chunk_for), by evicting the order's first where memory is full.
   Nanos t = now;
   const ProcessorMask gbit = processor_bit(requester);
   if (full) {
     chunk_slot = replace_first_page_chunk(g, slot, page, t);
   } else {
-    chunk_slot = mem.take(slot, page, /*pinned=*/false);
+    SlotList& order = *eviction_order_[gi];
+    chunk_slot = gpu.memory.take(slot, page, /*pinned=*/false);
     if (order.contains(chunk_slot)) order.erase(chunk_slot);
     order.push_back(chunk_slot);
   }
-  PhysicalChunk& c = mem.chunk(chunk_slot);
+  PhysicalChunk& c = gpu.memory.chunk(chunk_slot);
   st.flags &= static_cast<std::uint8_t>(~cleared);
   if (!copied) a.mark_populated(page);
   st.copies = gbit;
@@ -95,13 +81,68 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   } else if (const Nanos fill = profile_.zero_fill_ns(1); fill > 0) {
     done = std::max(done, t + fill);
   }
-  kernel_.now = done;
+  return done;
+}
+
+bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page) {
+  const int g = kernel_.gpu;
+  const auto gi = static_cast<std::size_t>(g);
+  PageState& st = a.pages[page];
+  std::uint32_t& chunk_slot = a.chunk_slot[gi][page];  // a chunk is a page
+  GpuState& gpu = gpus_[gi];
+  // Unadvised, nowhere but in host memory (or nowhere yet), not mapped here,
+  // no chunk of its own yet, the fault buffer empty; when memory is full, the
+  // order's first chunk is the victim (choose_victim's first evictable one).
+  const bool full = !gpu.memory.has_free();
+  if (!a.managed() || (st.mapped & kernel_bit_) || (st.flags & kInFaultBuffer) || st.advised() ||
+      (st.copies != 0 && st.copies != kCpuBit) || chunk_slot != kNoSlot || fault_entries_ != 0 ||
+      !fault_buffer_.empty() || !busy_chunks_.empty() || (full && !replaces_first_chunk(g)))
+    return false;
+
+  // single_page_fault and gpu_access_slow: the access (counted by the
+  // caller), the fault, its entry.
+  access_event_ = &e;
+  ++st.accesses;
+  ++kernel_counters_.gpu_faults;
+  // The entry's fault-buffer flags (kInFaultBuffer, kFaultWrite) would be set
+  // here and cleared by the service, with nothing reading them between: not
+  // stored (a byte store makes the compiler reload every member after it).
+
+  // service_single_fault: the batch of this one page.
+  const Nanos batch_start = start_fault_batch(gpu);
+  ++kernel_counters_.fault_batches;
+  kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, full, batch_start + profile_.fault_batch_ns);
 
   // service_single_fault's end: the fault engine is free, the page lands.
   gpu.fault_engine_free = kernel_.now;
-  note_in_flight(bs, batch_start, kernel_.now, kernel_bit_);
+  note_in_flight(a.blocks[page / kPagesPerBlock], batch_start, kernel_.now, kernel_bit_);
   update_plain_hits();
   return true;
+}
+
+std::size_t Engine::service_lone_runs(std::size_t r) {
+  const int g = kernel_.gpu;
+  const auto gi = static_cast<std::size_t>(g);
+  const GpuMemory& mem = gpus_[gi].memory;
+  if (!kernel_.open) return r;  // the pass counts into kernel_counters_
+  for (; r < fault_runs_.size(); ++r) {
+    const FaultRun& run = fault_runs_[r];
+    if (run.end - run.begin != 1) break;
+    const FaultEntry entry = fault_buffer_[run.begin];
+    const AllocSlot slot = entry.alloc();
+    const std::uint64_t page = entry.page();
+    Allocation& a = allocs_[slot];
+    const PageState& st = a.pages[page];
+    std::uint32_t& chunk_slot = a.chunk_slot[gi][page];  // a chunk is a page
+    // try_service_short's page check, and chunk_for's cases that take the
+    // page's chunk as service_page_in_one_pass does.
+    const bool full = !mem.has_free();
+    if (st.advised() || (st.copies != 0 && st.copies != kCpuBit) || chunk_slot != kNoSlot || !busy_chunks_.empty() ||
+        (full && !replaces_first_chunk(g)))
+      break;
+    kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, full, kernel_.now);
+  }
+  return r;
 }
 
 }  // namespace umsim::sim

@@ -1,10 +1,11 @@
-// Sorts entries ascending by their 64-bit `key` with a least-significant-
-// digit radix sort over the bits in which the keys differ: a fault batch's
-// scattered keys (alloc << 40 | page, up to 256 of them) differ in the low
-// twenty-odd bits, three passes without a branch per entry, where a
+// Sorts entries ascending by their 64-bit `key` (or by its bits from
+// `from_bit` up: entries equal there stay in no particular order) with a
+// least-significant-digit radix sort over the bits in which the keys differ:
+// a fault batch's scattered keys (alloc << 40 | page, up to 256 of them)
+// differ in the low twenty-odd bits, and their VA blocks (the bits from 9 up)
+// in a dozen: two or three passes without a branch per entry, where a
 // comparison sort mispredicts about every other comparison of random keys.
-// Stable, so the result is the sorted order whatever the sort (equal keys are
-// equal entries). Short inputs go to std::sort.
+// Short inputs go to std::sort (by the whole key).
 #pragma once
 
 #include <algorithm>
@@ -14,7 +15,7 @@
 namespace umsim::sim {
 
 template <class Entry>
-void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch) {
+void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit = 0) {
   constexpr std::size_t kShortInput = 64;  // below it, counting 2 x 2^digit buckets per pass costs more
   const std::size_t n = v.size();
   if (n < kShortInput) {
@@ -23,6 +24,7 @@ void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch) {
   }
   std::uint64_t differ = 0;
   for (const Entry& e : v) differ |= e.key ^ v.front().key;
+  differ &= ~std::uint64_t{0} << from_bit;
   if (differ == 0) return;
   const int low = __builtin_ctzll(differ), high = 64 - __builtin_clzll(differ);
   const int passes = (high - low + 7) / 8;

@@ -43,5 +43,25 @@ TEST(RadixSortByKey, SortsAsStdSort) {
   EXPECT_GT(sorted_by_radix, 200);
 }
 
+// Sorting by the bits from 9 up (a fault batch by VA block): ascending there,
+// the same entries.
+TEST(RadixSortByKey, SortsByTheHighBits) {
+  std::mt19937_64 rng(13);
+  std::vector<Entry> scratch;
+  for (const std::size_t n : {2u, 63u, 64u, 256u, 1000u})
+    for (const int bits : {9, 10, 21, 33}) {
+      std::vector<Entry> v;
+      for (std::size_t i = 0; i < n; ++i)
+        v.push_back({(std::uint64_t{3} << 40) | (rng() & ((std::uint64_t{1} << bits) - 1))});
+      std::vector<std::uint64_t> expected = keys_of(v);
+      std::sort(expected.begin(), expected.end());
+      radix_sort_by_key(v, scratch, 9);
+      for (std::size_t i = 1; i < n; ++i) EXPECT_LE(v[i - 1].key >> 9, v[i].key >> 9) << "n " << n << " bits " << bits;
+      std::vector<std::uint64_t> got = keys_of(v);
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, expected) << "n " << n << " bits " << bits;
+    }
+}
+
 }  // namespace
 }  // namespace umsim::sim
