@@ -4,7 +4,8 @@
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
 # profiles/h200-pcie5.toml; traces/probe/launch_after_memset.umt for the memset's
-# launch cost), the host probe (traces/probe/host_fault_speed.umt,
+# launch cost; traces/probe/cpu_faults.umt for the CPU's fault path), the host
+# probe (traces/probe/host_fault_speed.umt,
 # results in probe/; hip_backend/host_rescale.py) and replays the validation
 # suite three times, each repetition after a host probe of its own, since a
 # machine's fault servicing can change within a call (suite2: the two-GPU
@@ -103,6 +104,13 @@ for step in "$@"; do
         "$res/raw"/launch_after_memset.r*.json >>"$res/logs/calibrate.log" 2>&1 &&
         mv "profiles/$profile.toml.fit" "profiles/$profile.toml"
       log "launch after memset fit exit $?"
+      # The CPU's fault path on GPU-held pages, whole pages and one word per
+      # page (hip_backend/fit_cpu_faults.py): three processes.
+      for rep in 1 2 3; do
+        timeout 60 "$bin" replay traces/probe/cpu_faults.umt \
+          --json "$res/raw/cpu_faults.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
+      done
+      log "cpu faults runs done"
       cp "profiles/$profile.toml" "$res/raw/$profile.toml"
       ;;
     probe)
