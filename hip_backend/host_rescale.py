@@ -46,6 +46,8 @@ GPU_FAULT_KEYS = [
 # first-touch phase. The CPU's memory speed (page and word access costs) stays:
 # it differs by a few percent between the lent hosts, first touches by 1.7x.
 CPU_FAULT_KEYS = ["cpu.first_touch_cost", "cpu.fault_cost", "cpu.collapse_fault_cost"]
+# Scaled with the CPU page-fault keys where the profile has them (later keys).
+OPTIONAL_CPU_FAULT_KEYS = ["cpu.read_fault_cost"]
 # Scaled with the GPU-fault keys where the profile has them (later keys).
 OPTIONAL_GPU_FAULT_KEYS = ["faults.duplicated_page_cost"]
 # The fault interrupt's wake-up of an idle servicer, paid once per faulting
@@ -158,14 +160,15 @@ def main():
     if missing:
         fail(f"{profile_path}: no {', '.join(missing)} (a profile with every host-side fault key is needed)")
     gpu_keys = GPU_FAULT_KEYS + [k for k in OPTIONAL_GPU_FAULT_KEYS if k in values]
-    calibrated = {k: duration_ns(values[k], k, profile_path) for k in gpu_keys + CPU_FAULT_KEYS}
+    cpu_keys = CPU_FAULT_KEYS + [k for k in OPTIONAL_CPU_FAULT_KEYS if k in values]
+    calibrated = {k: duration_ns(values[k], k, profile_path) for k in gpu_keys + cpu_keys}
     tmp = tempfile.mkdtemp(prefix="umsim-host-")
 
     # Groups of keys, each scaled by its own factor to match its part of the
     # probe; the wake-up is a value, not a factor (its calibrated value may be 0).
     with_isolated = all(isolated_times(p) for p in probes)
     groups = {"gpu": (gpu_keys, "the probe's bulk-fault kernels", kernel_times),
-              "cpu": (CPU_FAULT_KEYS, "the CPU first touch", first_touch_times)}
+              "cpu": (cpu_keys, "the CPU first touch", first_touch_times)}
     if with_isolated:
         groups["wakeup"] = ([WAKEUP_KEY], "the isolated faults", isolated_times)
         if WAKEUP_KEY not in values:  # optional in a profile: add it (0) to its table

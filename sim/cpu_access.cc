@@ -34,16 +34,21 @@ void Engine::cpu_access(const Event& e) {
       });
     return;
   }
+  const bool faulted_differ = profile_.cpu_faulted_pages_differ();
   auto visit = [&](std::uint64_t p) {
     // A touch costs by the cache lines it covers (a word per page is not a page).
-    const Nanos access_ns =
-        profile_.cpu_touch_ns(write, trace::touched_units(trace::page_touch(e, p), kCpuLineBytes));
+    const std::uint64_t lines = trace::touched_units(trace::page_touch(e, p), kCpuLineBytes);
+    // A page the CPU's own fault just migrated in is read from the host's cache.
+    auto touch_ns = [&] {
+      return faulted_differ && cpu_faulted_.contains(slot, p) ? profile_.cpu_faulted_touch_ns(write, lines)
+                                                              : profile_.cpu_touch_ns(write, lines);
+    };
     PageState& st = a.pages[p];
     ++st.accesses;
     ++c.accesses;
     if ((st.copies & kCpuBit) && (!write || st.copies == kCpuBit)) {
       if (write) st.flags |= kDirty;
-      host_now_ += access_ns;
+      host_now_ += touch_ns();
       return;
     }
     if (st.copies == 0) {  // first touch populates the page on the CPU
@@ -51,12 +56,12 @@ void Engine::cpu_access(const Event& e) {
       st.mapped = mappings_for(a, st);
       a.mark_populated(p);
       if (write) st.flags |= kDirty;
-      host_now_ += profile_.cpu_first_touch_ns + access_ns;
+      host_now_ += profile_.cpu_first_touch_ns + profile_.cpu_touch_ns(write, lines);
       return;
     }
     cpu_fault(slot, a, p, type);
     if (write) st.flags |= kDirty;
-    host_now_ += access_ns;
+    host_now_ += touch_ns();
   };
   const std::uint64_t count = e.count ? e.count : 1;
   for (std::uint64_t pass = 0; pass < count; ++pass) trace::for_each_page_once(e, visit);
@@ -116,6 +121,7 @@ void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, Access
   Bytes prefetched = 0;
   for (std::size_t j = policy_pages._Find_first(); j < kPagesPerBlock; j = policy_pages._Find_next(j))
     if (a.pages[base + j].copies) prefetched += kPageSize;
+  if (profile_.cpu_faulted_pages_differ()) cpu_faulted_.note(slot, block, migrate | duplicate);
   Nanos t = host_now_;
   if (migrate.any()) t = std::max(t, move_pages(slot, block, migrate, cpu, false, host_now_));
   if (duplicate.any()) t = std::max(t, move_pages(slot, block, duplicate, cpu, true, host_now_));

@@ -396,6 +396,7 @@ void Engine::on_free(const Event& e) {
     eviction_->on_allocation_freed(slot);
     if (migration_) migration_->on_allocation_freed(slot);
     if (thrashing_) thrashing_->on_allocation_freed(slot);
+    cpu_faulted_.forget(slot);
   }
   a.live = false;
   live_metadata_ -= metadata_bytes(a);

@@ -22,6 +22,7 @@
 #include "sim/allocation.h"
 #include "sim/cache_hint.h"
 #include "sim/copy_engines.h"
+#include "sim/cpu_faulted_pages.h"
 #include "sim/eviction_policy.h"
 #include "sim/gpu_memory.h"
 #include "sim/migration_policy.h"
@@ -510,6 +511,7 @@ class Engine {
   // cpu_access.cc
   void cpu_access(const trace::Event& e);
   void cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, trace::AccessType type);
+  CpuFaultedPages cpu_faulted_;  // pages the CPU's latest faults migrated in (cache-warm)
 
   // A managed memset ran since the last kernel launch: the next launch pays
   // profile_.launch_after_memset_ns of host time (launch_not_before).

@@ -322,7 +322,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("cpu"), "cpu", source);
     t.only({"fault_cost", "read_fault_cost", "collapse_fault_cost", "first_touch_cost", "page_access_cost",
-            "page_read_cost", "word_access_cost", "word_read_cost"});
+            "page_read_cost", "word_access_cost", "word_read_cost", "faulted_page_read_cost",
+            "faulted_page_write_cost"});
     p.cpu_fault_ns = t.duration("fault_cost");
     if (t.has("read_fault_cost")) p.cpu_read_fault_ns = t.duration("read_fault_cost");
     if (t.has("collapse_fault_cost")) p.cpu_collapse_fault_ns = t.duration("collapse_fault_cost");
@@ -331,6 +332,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("page_read_cost")) p.cpu_read_ns = t.duration("page_read_cost");
     if (t.has("word_access_cost")) p.cpu_word_write_ns = t.duration("word_access_cost");
     if (t.has("word_read_cost")) p.cpu_word_read_ns = t.duration("word_read_cost");
+    if (t.has("faulted_page_read_cost")) p.cpu_faulted_read_ns = t.duration("faulted_page_read_cost");
+    if (t.has("faulted_page_write_cost")) p.cpu_faulted_write_ns = t.duration("faulted_page_write_cost");
     t.finish();
   }
   {
@@ -469,6 +472,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                {"copy_call_cost_ns", p.copy_call_ns}};
   // Reported where set, so that results under profiles without it stay as they were.
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
+  if (p.cpu_faulted_read_ns) j["cpu"]["faulted_page_read_cost_ns"] = *p.cpu_faulted_read_ns;
+  if (p.cpu_faulted_write_ns) j["cpu"]["faulted_page_write_cost_ns"] = *p.cpu_faulted_write_ns;
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
     for (const auto& [k, v] : p.calibrated_on) m[k] = v;

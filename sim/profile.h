@@ -151,7 +151,24 @@ struct HardwareProfile {
   std::optional<Nanos> cpu_word_read_ns;
   Nanos cpu_touch_ns(bool write, std::uint64_t lines) const {
     const Nanos page = write ? cpu_access_ns : cpu_read_access_ns();
-    const Nanos word = (write ? cpu_word_write_ns : cpu_word_read_ns).value_or(page);
+    return lines_of_page_ns(page, (write ? cpu_word_write_ns : cpu_word_read_ns).value_or(page), lines);
+  }
+  // [cpu] faulted_page_read_cost / faulted_page_write_cost: a 4 KiB page the
+  // CPU touches right after its own fault migrated it in costs less than a
+  // resident page: the copy left its lines in the host's cache (calibration
+  // run traces/probe/cpu_faults.umt: whole-page faulting reads and writes
+  // against one word per page). Words of such a page cost as a resident
+  // page's. Unset: the resident page's cost.
+  std::optional<Nanos> cpu_faulted_read_ns;
+  std::optional<Nanos> cpu_faulted_write_ns;
+  Nanos cpu_faulted_touch_ns(bool write, std::uint64_t lines) const {
+    const Nanos page = write ? cpu_faulted_write_ns.value_or(cpu_access_ns)
+                             : cpu_faulted_read_ns.value_or(cpu_read_access_ns());
+    return lines_of_page_ns(page, (write ? cpu_word_write_ns : cpu_word_read_ns).value_or(page), lines);
+  }
+  bool cpu_faulted_pages_differ() const { return cpu_faulted_read_ns || cpu_faulted_write_ns; }
+  // A touch of L of a page's 64 lines: word + (page - word) * (L - 1) / 63.
+  static Nanos lines_of_page_ns(Nanos page, Nanos word, std::uint64_t lines) {
     if (lines >= kCpuLinesPerPage || word >= page) return page;
     return word + (page - word) * (lines ? lines - 1 : 0) / (kCpuLinesPerPage - 1);
   }

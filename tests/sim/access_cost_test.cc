@@ -241,5 +241,38 @@ TEST(AccessCost, CpuTouchesCostByCacheLine) {
   EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 2u * (100 + 630) + 10);
 }
 
+// A page the CPU's own fault just migrated in costs the faulted-page cost
+// (200 ns read, 300 ns written) instead of a resident page's (600 / 700): A's
+// two pages come back by CPU faults and are read whole (2 * (600 - 200) less
+// than without the keys), one word per page after the next round trip (50
+// either way), then written whole after the third (2 * (700 - 300) less). B,
+// which never left the CPU, costs a resident page's read in every case.
+TEST(AccessCost, PagesACpuFaultMigratedInCostTheFaultedPageRate) {
+  const auto round_trip = [](TraceBuilder& b, const char* name) -> TraceBuilder& {
+    return b.kernel(name, 0, 1).read("A").end().sync().phase(name);
+  };
+  TraceBuilder b;
+  b.alloc("A", 8_KiB).alloc("B", 4_KiB).cpu_write("A").cpu_write("B");
+  round_trip(b, "pages_read").cpu_read("A").cpu_read("B");
+  round_trip(b, "words_read").cpu_read("A", 0, TraceBuilder::kWhole, 4_KiB).cpu_read("B");
+  round_trip(b, "pages_written").cpu_write("A").cpu_read("B");
+  const auto t = b.build();
+  HardwareProfile p = round_profile();
+  p.cpu_read_ns = 600;
+  p.cpu_word_read_ns = 50;
+  p.cpu_access_ns = 700;
+  const Result without = replay(t, options_for(p));
+  p.cpu_faulted_read_ns = 200;
+  p.cpu_faulted_write_ns = 300;
+  const Result with = replay(t, options_for(p));
+  ASSERT_EQ(with.phases.size(), 4u);
+  ASSERT_EQ(without.phases.size(), 4u);
+  EXPECT_EQ(with.phases[1].counters.cpu_faults, without.phases[1].counters.cpu_faults);
+  EXPECT_GT(with.phases[1].counters.cpu_faults, 0u);
+  EXPECT_EQ(without.phases[1].counters.time_ns - with.phases[1].counters.time_ns, 2u * (600 - 200));
+  EXPECT_EQ(without.phases[2].counters.time_ns, with.phases[2].counters.time_ns);
+  EXPECT_EQ(without.phases[3].counters.time_ns - with.phases[3].counters.time_ns, 2u * (700 - 300));
+}
+
 }  // namespace
 }  // namespace umsim::sim

@@ -130,7 +130,7 @@ TEST(Profile, DefaultIsTheCalibratedH200) {
   EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 5085);
   EXPECT_EQ(p.gpu_access_unit, 64u);
   EXPECT_EQ(p.gpu_launch_ns, 6527u);
-  EXPECT_EQ(p.cpu_read_fault_cost(), 0u);     // tuned on the "fault_read" phase (grid minimum)
+  EXPECT_EQ(p.cpu_read_fault_cost(), 21054u); // traces/probe/cpu_faults.umt word reads (session 42)
   EXPECT_EQ(p.cpu_read_access_ns(), 652u);    // the "resident_read" phase
   EXPECT_EQ(p.cpu_touch_ns(false, 1), 76u);   // one line read: the "cpu_words" runs
   ASSERT_FALSE(p.calibrated_on.empty());
