@@ -199,6 +199,33 @@ TEST(StreamTimeline, PagesTakenFromARunningKernelCountAsRead) {
   EXPECT_EQ(both.total.bytes_peer, 128u * 1024);
 }
 
+// The same when reader, once taker has ended, is alone on the timeline with
+// more buffered accesses than the timeline steps (70,000 single-page records
+// of D before A's): it then replays as it is read, through the replay loop's
+// in-line fault queue, and A's served pages must still count as read there.
+TEST(StreamTimeline, ServedPagesCountAsReadWhenTheKernelRunsOnAlone) {
+  TraceBuilder b;
+  b.alloc("A", 128_KiB).alloc("D", 512_KiB);
+  b.kernel("warm", 0, 0, 1).write("A").write("D").end().sync();
+  b.kernel("taker", 1, 0, 2).write("A").end();
+  b.kernel("reader", 0, 0, 1).read("D");
+  for (int i = 0; i < 70000; ++i) b.read("D", (i % 128) * 4_KiB, 4_KiB);
+  for (int page = 0; page < 32; ++page) b.read("A", page * 4_KiB, 4_KiB);
+  const auto t = b.end().sync().build();
+  HardwareProfile p = round_profile(2);
+  p.gpu_access_gbps = 4.096;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 3u);
+  const ScopeResult& taker = r.kernels[1];
+  const ScopeResult& reader = r.kernels[2];
+  ASSERT_EQ(reader.name, "reader");
+  EXPECT_EQ(taker.counters.gpu_faults, 32u);
+  EXPECT_LT(taker.start_ns + taker.counters.time_ns, reader.start_ns + 128000);  // taker ended first
+  EXPECT_EQ(reader.counters.gpu_faults, 0u);
+  EXPECT_EQ(reader.counters.bytes_peer, 0u);
+  EXPECT_EQ(r.total.bytes_peer, 128u * 1024);
+}
+
 // Two GPUs fault on their own servicers at the same time: each kernel pays
 // its own batch (10000 + 2100 + copy 2024 = 14124 after its start at 220).
 TEST(StreamTimeline, GpusServiceTheirFaultsInParallel) {
