@@ -10,8 +10,9 @@
 # only, not pooled with other sessions: hosts differ between calls by up to
 # ~20% in fault servicing (docs/validation.md, "Sessions 14-17").
 # [calibrated_on] takes the call's machine.txt (GPU, CPU, kernel, driver,
-# CUDA, date) where the directory keeps one. Writes OUT.toml and its tuning
-# report OUT.tune.json, each through a temporary file renamed into place; an
+# CUDA, date) where the directory keeps one; the CPU's fault path
+# (hip_backend/fit_cpu_faults.py) where it keeps runs of
+# traces/probe/cpu_faults.umt. Writes OUT.toml and its tuning report OUT.tune.json, each through a temporary file renamed into place; an
 # OUT that names an input is refused.
 set -euo pipefail
 usage="usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml"
@@ -74,6 +75,14 @@ for line in text:
     out.append(line)
 open(path, "w").write("\n".join(out) + "\n")
 PY
+fi
+# The CPU's fault path, where the call ran traces/probe/cpu_faults.umt (session
+# 42 on): its fault costs and faulted pages (hip_backend/fit_cpu_faults.py).
+cpu_runs=("$(dirname "$raw")"/cpu_faults.r*.json)
+if [[ -f ${cpu_runs[0]} ]]; then
+  python3 hip_backend/fit_cpu_faults.py "$tmp/profile.toml" "$umsim" traces/probe/cpu_faults.umt "$tmp/cpu.toml" \
+    "${cpu_runs[@]}" >"$tmp/cpu_faults.json"
+  mv "$tmp/cpu.toml" "$tmp/profile.toml"
 fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"
