@@ -48,7 +48,8 @@ namespace umsim::sim {
     Counters& cnt = counters();
     now += profile_.eviction_chunk_ns;
     if (written) {  // as issue_copies does for a GPU-to-CPU batch
-      now = std::max(now, gpus_[static_cast<std::size_t>(gpu)].d2h.schedule(now, profile_.d2h.latency_ns + busy));
+      SharedLink& out = gpus_[static_cast<std::size_t>(gpu)].d2h;
+      now = std::max(now, out.schedule(copy_client_, now, profile_.d2h.latency_ns + busy));
       cnt.bytes_d2h += written;
     }
     ++cnt.evictions;

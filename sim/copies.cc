@@ -61,6 +61,7 @@ Engine::CopySide Engine::copy_side(AllocSlot slot, const Event& range, int gpu, 
   // Driver work per VA block as a prefetch's; the copies queue on the copy engines.
   const Processor dest = Processor::gpu(gpu);
   const ProcessorMask dbit = processor_bit(dest);
+  const TransferScope transfer(*this, stream);
   Nanos& stream_done = stream_ready(stream);
   Nanos t = std::max(host_now_, stream_done);
   Nanos done = t;

@@ -17,10 +17,24 @@ class CopyEngines {
   // Runs a copy of `duration` that may start at `ready`; returns its end time.
   // Always in line: a replay evicting at every fault schedules two copies per fault.
   [[gnu::always_inline]] Nanos schedule(Nanos ready, Nanos duration) {
+    return schedule_with(ready, [duration](Nanos start) { return start + duration; });
+  }
+
+  // The same with the copy's end given by end_of(start), for a copy whose
+  // speed depends on what else uses the link then (sim/shared_link.h).
+  template <class EndOf>
+  [[gnu::always_inline]] Nanos schedule_with(Nanos ready, EndOf end_of) {
     auto it = std::min_element(free_at_.begin(), free_at_.end());
-    const Nanos end = std::max(ready, *it) + duration;
+    const Nanos end = end_of(std::max(ready, *it));
     *it = end;
     return end;
+  }
+
+  // Moves every engine's free time t to later(t): copies already scheduled
+  // that a slowed link makes end later.
+  template <class Later>
+  void delay(Later later) {
+    for (Nanos& t : free_at_) t = later(t);
   }
 
   Nanos busy_until() const { return *std::max_element(free_at_.begin(), free_at_.end()); }

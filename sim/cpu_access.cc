@@ -68,6 +68,7 @@ void Engine::cpu_access(const Event& e) {
 }
 
 void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, AccessType type) {
+  const TransferScope host(*this, CopyClient::kHost);  // the host's copies, not a GPU's fault service
   Counters& c = counters();
   ++c.cpu_faults;
   const std::uint64_t block = page / kPagesPerBlock;

@@ -21,7 +21,6 @@
 
 #include "sim/allocation.h"
 #include "sim/cache_hint.h"
-#include "sim/copy_engines.h"
 #include "sim/cpu_faulted_pages.h"
 #include "sim/eviction_policy.h"
 #include "sim/gpu_memory.h"
@@ -29,6 +28,7 @@
 #include "sim/prefetch_policy.h"
 #include "sim/profile.h"
 #include "sim/result.h"
+#include "sim/shared_link.h"
 #include "sim/stream_actor.h"
 #include "sim/thrashing_policy.h"
 #include "sim/vendor_semantics.h"
@@ -109,9 +109,12 @@ class Engine {
  private:
   struct GpuState {
     explicit GpuState(std::uint32_t chunks, const HardwareProfile& p)
-        : memory(chunks), h2d(p.copy_engines_h2d), d2h(p.copy_engines_d2h), peer_in(p.copy_engines_peer) {}
+        : memory(chunks),
+          h2d(p.copy_engines_h2d, p.link_sharing),
+          d2h(p.copy_engines_d2h, p.link_sharing),
+          peer_in(p.copy_engines_peer, p.link_sharing) {}
     GpuMemory memory;
-    CopyEngines h2d, d2h, peer_in;  // copies into / out of this GPU
+    SharedLink h2d, d2h, peer_in;  // copies into / out of this GPU
     Nanos fault_engine_free = 0;    // the GPU's fault servicing is serial
     bool serviced_faults = false;   // a batch ran (fault_engine_free is its end): for faults.cold_start_cost
     double cold_left = 0;           // share of the cold start the next batch still pays (faults.cold_start_carry)
@@ -324,6 +327,12 @@ class Engine {
   // (it updates gpu.cold_left); fault_service.cc.
   Nanos cold_start_share(GpuState& gpu, Nanos free);
   void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
+  // After a fault batch: the transfers its copies slowed end later, and so
+  // do the streams waiting for them (sim/shared_link.h).
+  void fault_batch_ran() {
+    if (profile_.link_sharing.on) slow_streams_beside_faults();
+  }
+  void slow_streams_beside_faults();
   // Pages of a block the current GPU's fault service is about to take from
   // other GPUs: those whose kernels run note them as served (GpuState::served).
   void note_served_pages(AllocSlot slot, std::uint64_t block, const PageMask& taken);
@@ -502,6 +511,24 @@ class Engine {
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
   void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);
   void clear_busy_chunks();
+
+  // Whose copies the engine issues now: the fault service's, unless a
+  // transfer's scope (a prefetch, an explicit copy, a CPU access) says otherwise.
+  CopyClient copy_client_;
+  std::vector<Nanos> slowed_ready_;  // scratch of slow_streams_beside_faults
+  class TransferScope {
+   public:
+    TransferScope(Engine& e, std::uint32_t stream) : e_(e), saved_(e.copy_client_) {
+      e.copy_client_ = CopyClient{false, stream};
+    }
+    ~TransferScope() { e_.copy_client_ = saved_; }
+    TransferScope(const TransferScope&) = delete;
+    TransferScope& operator=(const TransferScope&) = delete;
+
+   private:
+    Engine& e_;
+    CopyClient saved_;
+  };
 
   // hints.cc: prefetch and advice
   void on_prefetch(const trace::Event& e);

@@ -64,6 +64,28 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block, Nanos start) {
   note_in_flight(allocs_[slot].blocks[block], start, kernel_.now, kernel_bit_);
 }
 
+// The fault copies took part of the links beside transfers: a stream whose
+// transfers there end after such a stretch finishes later by as much (on a
+// stream pending on several links, by the most).
+void Engine::slow_streams_beside_faults() {
+  bool any = false;
+  for (GpuState& g : gpus_)
+    for (SharedLink* link : {&g.h2d, &g.d2h, &g.peer_in}) {
+      const std::vector<LinkSlowdown>& slowed = link->take_slowdowns();
+      if (slowed.empty()) continue;
+      if (!any) slowed_ready_ = stream_ready_, any = true;
+      for (std::uint32_t s = 0; s < stream_ready_.size(); ++s) {
+        if (!link->pending(s, slowed.front().from)) continue;
+        Nanos t = stream_ready_[s];
+        for (const LinkSlowdown& d : slowed) t = d.later(t);
+        slowed_ready_[s] = std::max(slowed_ready_[s], t);
+      }
+      if (last_prefetch_done_)
+        for (const LinkSlowdown& d : slowed) last_prefetch_done_ = d.later(*last_prefetch_done_);
+    }
+  if (any) stream_ready_.swap(slowed_ready_);
+}
+
 // On the hardware a kernel puts its accesses in flight together (a warp per
 // page in the backend's touch kernels), so the warp that needs a page runs as
 // soon as the page arrives, before another GPU's service can take it away. The
@@ -107,6 +129,7 @@ void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {
   const std::uint64_t block = page / kPagesPerBlock;
   service_page(slot, block, static_cast<std::uint32_t>(page % kPagesPerBlock));
   gpu.fault_engine_free = kernel_.now;
+  fault_batch_ran();
   mark_ready(slot, block, batch_start);
 }
 
@@ -153,6 +176,7 @@ void Engine::service_fault_batch() {
     service_block(slot, block, faulted, unique);
   }
   gpu.fault_engine_free = kernel_.now;
+  fault_batch_ran();
   for (const FaultRun& run : fault_runs_)
     mark_ready(static_cast<AllocSlot>(run.block_key >> kAllocShift), run.block_key & kBlockMask, batch_start);
   if (series_) series_batch_row(before, batch_start);

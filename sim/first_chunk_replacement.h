@@ -49,7 +49,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
     Counters& cnt = counters();
     now += profile_.eviction_chunk_ns;
     if (sole) {
-      now = std::max(now, g.d2h.schedule(now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
+      now = std::max(now, g.d2h.schedule(copy_client_, now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
       cnt.bytes_d2h += kPageSize;
       cnt.bytes_evicted += kPageSize;
     }

@@ -32,6 +32,7 @@ void Engine::on_prefetch(const Event& e) {
   Nanos& stream_done = stream_ready(e.stream);
   if (dest.is_gpu()) stream_gpu_[e.stream] = static_cast<std::int16_t>(dest.gpu_index());
   if (!a.managed() || e.length == 0) return;  // only managed memory migrates
+  const TransferScope transfer(*this, e.stream);
   if (vendor_.single_memory_pool) return prefetch_in_place(a, slot, e, dest, stream_done);
   const ProcessorMask dbit = processor_bit(dest);
   const Nanos call = std::max(host_now_, stream_done);

@@ -76,7 +76,7 @@ bool Engine::lone_faults_apply() const {
   set_mask_word(resident, i / 64, mask_word(resident, i / 64) | std::uint64_t{1} << (i % 64));
   Nanos done = t;
   if (copied) {
-    done = std::max(t, gpu.h2d.schedule(t, profile_.h2d.latency_ns + run_ns_h2d_[1]));
+    done = std::max(t, gpu.h2d.schedule(copy_client_, t, profile_.h2d.latency_ns + run_ns_h2d_[1]));
     kernel_counters_.bytes_h2d += kPageSize;
   } else if (const Nanos fill = profile_.zero_fill_ns(1); fill > 0) {
     done = std::max(done, t + fill);
@@ -115,6 +115,7 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
 
   // service_single_fault's end: the fault engine is free, the page lands.
   gpu.fault_engine_free = kernel_.now;
+  fault_batch_ran();
   note_in_flight(a.blocks[page / kPagesPerBlock], batch_start, kernel_.now, kernel_bit_);
   update_plain_hits();
   return true;

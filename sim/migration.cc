@@ -62,23 +62,23 @@ void Engine::add_copy(std::vector<CopyBatch>& batches, Processor from, Processor
 Nanos Engine::issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* transferred) {
   Nanos done = ready;
   Counters& c = counters();
+  auto gpu = [&](Processor p) -> GpuState& { return gpus_[static_cast<std::size_t>(p.gpu_index())]; };
   for (const CopyBatch& b : batches) {
     if (transferred) *transferred += b.bytes;
     Nanos end;
     if (b.from.is_cpu()) {
-      end = gpus_[static_cast<std::size_t>(b.to.gpu_index())].h2d.schedule(ready, profile_.h2d.latency_ns + b.busy_first);
+      end = gpu(b.to).h2d.schedule(copy_client_, ready, profile_.h2d.latency_ns + b.busy_first);
       c.bytes_h2d += b.bytes;
     } else if (b.to.is_cpu()) {
-      end = gpus_[static_cast<std::size_t>(b.from.gpu_index())].d2h.schedule(ready, profile_.d2h.latency_ns + b.busy_first);
+      end = gpu(b.from).d2h.schedule(copy_client_, ready, profile_.d2h.latency_ns + b.busy_first);
       c.bytes_d2h += b.bytes;
     } else if (staged_through_host(b.from, b.to)) {
-      const Nanos staged =
-          gpus_[static_cast<std::size_t>(b.from.gpu_index())].d2h.schedule(ready, profile_.d2h.latency_ns + b.busy_first);
-      end = gpus_[static_cast<std::size_t>(b.to.gpu_index())].h2d.schedule(staged, profile_.h2d.latency_ns + b.busy_second);
+      const Nanos staged = gpu(b.from).d2h.schedule(copy_client_, ready, profile_.d2h.latency_ns + b.busy_first);
+      end = gpu(b.to).h2d.schedule(copy_client_, staged, profile_.h2d.latency_ns + b.busy_second);
       c.bytes_d2h += b.bytes;
       c.bytes_h2d += b.bytes;
     } else {
-      end = gpus_[static_cast<std::size_t>(b.to.gpu_index())].peer_in.schedule(ready, profile_.peer.latency_ns + b.busy_first);
+      end = gpu(b.to).peer_in.schedule(copy_client_, ready, profile_.peer.latency_ns + b.busy_first);
       c.bytes_peer += b.bytes;
     }
     done = std::max(done, end);

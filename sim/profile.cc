@@ -84,6 +84,16 @@ class TableReader {
     return v;
   }
 
+  // A share of a speed: above 0, at most 1.
+  double share(std::string_view key) {
+    const toml::node& n = required(key);
+    double v = -1;
+    if (n.is_floating_point()) v = n.as_floating_point()->get();
+    else if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
+    if (!(v > 0 && v <= 1)) fail(n, fmt::format("'{}' must be a number above 0 and at most 1", path(key)));
+    return v;
+  }
+
   double positive_number(std::string_view key) {
     const toml::node& n = required(key);
     return positive_number_of(n, path(key));
@@ -280,10 +290,14 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("copy_engines"), "copy_engines", source);
-    t.only({"h2d", "d2h", "peer"});
+    t.only({"h2d", "d2h", "peer", "fault_share"});
     p.copy_engines_h2d = static_cast<int>(t.integer("h2d", 1, 64));
     p.copy_engines_d2h = static_cast<int>(t.integer("d2h", 1, 64));
     p.copy_engines_peer = static_cast<int>(t.integer("peer", 1, 64));
+    if (t.has("fault_share")) {
+      p.link_sharing.on = true;
+      p.link_sharing.fault_share = t.share("fault_share");
+    }
     t.finish();
   }
   {
@@ -430,6 +444,9 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
               {"idle_start_after_ns", p.gpu_idle_after_ns},
               {"fault_compute_overlap", p.gpu_fault_compute_overlap}};
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
+  if (p.link_sharing.on) {  // absent otherwise: the resolved configuration of a profile without it is unchanged
+    j["copy_engines"]["fault_share"] = p.link_sharing.fault_share;
+  }
   j["link"] = {{"host_to_gpu", link_json(p.h2d)}, {"gpu_to_host", link_json(p.d2h)}, {"gpu_to_gpu", link_json(p.peer)}};
   j["faults"] = {{"batch_size", p.fault_batch_size},
                  {"concurrency", p.fault_concurrency},

@@ -22,6 +22,13 @@ class ProfileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How a GPU's fault service and the other transfers (streams' prefetches and
+// copies) share a link direction (sim/shared_link.h).
+struct LinkSharing {
+  bool on = false;         // off: one timeline, fault copies queue behind the transfers
+  double fault_share = 1;  // the fault copies' share of the link beside transfers; the transfers get the rest
+};
+
 struct HardwareProfile {
   std::string name;
   std::string description;
@@ -63,6 +70,10 @@ struct HardwareProfile {
   int copy_engines_h2d = 1;
   int copy_engines_d2h = 1;
   int copy_engines_peer = 1;
+  // [copy_engines] fault_share: a GPU's fault service and the transfers beside
+  // it share a link direction (sim/shared_link.h); absent (the default), fault
+  // copies queue behind the transfers.
+  LinkSharing link_sharing;
 
   // [link.*]: each GPU's host link, per direction, and GPU-to-GPU links.
   LinkProfile h2d;

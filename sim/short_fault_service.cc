@@ -86,7 +86,7 @@ bool Engine::short_path_applies() const {
   if (!busy_chunks_.empty()) clear_busy_chunks();
   Nanos done = t;
   if (copied) {  // as issue_copies does for a CPU-to-GPU batch
-    done = std::max(t, gpu.h2d.schedule(t, profile_.h2d.latency_ns + busy));
+    done = std::max(t, gpu.h2d.schedule(copy_client_, t, profile_.h2d.latency_ns + busy));
     counters().bytes_h2d += copied;
   }
   // The GPU zero-fills the pages it populates (in parallel with the copies).

@@ -247,6 +247,26 @@ TEST(Profile, FaultComputeOverlapIsAFraction) {
         << bad << ": " << error_of(with(bad));
 }
 
+// copy_engines.fault_share: absent, off (one timeline per direction, and the
+// resolved configuration without it); a share above 0 and at most 1.
+TEST(Profile, LinkSharingTakesTheFaultShare) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_FALSE(plain.link_sharing.on);
+  EXPECT_FALSE(to_json(plain)["copy_engines"].contains("fault_share"));
+  const auto with = [&](const std::string& v) {
+    return replace(good_profile(), "peer = 1\n[link", "peer = 1\nfault_share = " + v + "\n[link");
+  };
+  const HardwareProfile p = parse_profile(with("0.25"), "p.toml");
+  EXPECT_TRUE(p.link_sharing.on);
+  EXPECT_EQ(p.link_sharing.fault_share, 0.25);
+  EXPECT_EQ(to_json(p)["copy_engines"]["fault_share"], 0.25);
+  EXPECT_EQ(parse_profile(with("1"), "p.toml").link_sharing.fault_share, 1.0);
+  for (const char* bad : {"0", "1.5", "-0.1", "\"half\""})
+    EXPECT_NE(error_of(with(bad)).find("'copy_engines.fault_share' must be a number above 0 and at most 1"),
+              std::string::npos)
+        << bad << ": " << error_of(with(bad));
+}
+
 TEST(Profile, UnknownKeyNamesItsLine) {
   EXPECT_EQ(error_of(replace(good_profile(), "latency = \"1us\"", "latency = \"1us\"\nlatncy = 3")),
             "p.toml:13: unknown key 'link.host_to_gpu.latncy'");

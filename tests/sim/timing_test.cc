@@ -463,6 +463,11 @@ TEST(Timing, ConcurrentTransfersContendForTheCopyEngine) {
   p.copy_engines_h2d = 2;
   const Result two = replay(t, options_for(p));
   EXPECT_EQ(two.total.time_ns, 638428u);
+  // Sharing the link with the fault service (sim/shared_link.h) leaves two
+  // streams' transfers one queue.
+  auto shared = round_profile();
+  shared.link_sharing = LinkSharing{true, 0.25};
+  EXPECT_EQ(replay(t, options_for(shared)).total.time_ns, 1163716u);
 }
 
 // Eviction write-back: 2 MiB of GPU memory, two 2 MiB buffers touched by the
