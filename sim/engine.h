@@ -327,9 +327,10 @@ class Engine {
   // (it updates gpu.cold_left); fault_service.cc.
   Nanos cold_start_share(GpuState& gpu, Nanos free);
   void mark_ready(AllocSlot slot, std::uint64_t block, Nanos start);
-  // After a fault batch: the transfers its copies slowed end later, and so
-  // do the streams waiting for them (sim/shared_link.h).
-  void fault_batch_ran() {
+  // After a fault batch (or another migration of the fault service): the
+  // transfers its copies slowed end later, and so do the streams waiting for
+  // them (sim/shared_link.h).
+  void after_fault_copies() {
     if (profile_.link_sharing.on) slow_streams_beside_faults();
   }
   void slow_streams_beside_faults();

@@ -129,7 +129,7 @@ void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {
   const std::uint64_t block = page / kPagesPerBlock;
   service_page(slot, block, static_cast<std::uint32_t>(page % kPagesPerBlock));
   gpu.fault_engine_free = kernel_.now;
-  fault_batch_ran();
+  after_fault_copies();
   mark_ready(slot, block, batch_start);
 }
 
@@ -176,7 +176,7 @@ void Engine::service_fault_batch() {
     service_block(slot, block, faulted, unique);
   }
   gpu.fault_engine_free = kernel_.now;
-  fault_batch_ran();
+  after_fault_copies();
   for (const FaultRun& run : fault_runs_)
     mark_ready(static_cast<AllocSlot>(run.block_key >> kAllocShift), run.block_key & kBlockMask, batch_start);
   if (series_) series_batch_row(before, batch_start);

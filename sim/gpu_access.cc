@@ -419,6 +419,7 @@ void Engine::remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, Ac
       Nanos t = std::max(kernel_.now, gpus_[static_cast<std::size_t>(kernel_.gpu)].fault_engine_free);
       t = move_pages(slot, block, mask, requester, false, t);
       kernel_.now = t;
+      after_fault_copies();  // the driver's own migration, as a batch's
       notify_thrashing(slot, block, mask, from, requester, MigrationCause::kAccessCounter, requester, kernel_.now);
     }
     p = block_end;

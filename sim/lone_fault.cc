@@ -115,7 +115,7 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
 
   // service_single_fault's end: the fault engine is free, the page lands.
   gpu.fault_engine_free = kernel_.now;
-  fault_batch_ran();
+  after_fault_copies();
   note_in_flight(a.blocks[page / kPagesPerBlock], batch_start, kernel_.now, kernel_bit_);
   update_plain_hits();
   return true;
