@@ -74,7 +74,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
         trace::format_bytes(gpu_memory_), gpu_memory_ / chunk_bytes_, trace::format_bytes(chunk_bytes_), kNoSlot - 1));
   const auto chunks = static_cast<std::uint32_t>(gpu_memory_ / chunk_bytes_);
   gpus_.reserve(static_cast<std::size_t>(profile_.gpus));
-  for (int g = 0; g < profile_.gpus; ++g) gpus_.emplace_back(chunks, profile_);
+  for (int g = 0; g < profile_.gpus; ++g) gpus_.emplace_back(chunks, profile_, &link_slowdowns_);
   for (GpuState& gpu : gpus_) gpu.serviced_faults = options_.warm_fault_service;
   fault_buffer_.reserve(batch_limit_);
   parked_faults_.resize(gpus_.size());

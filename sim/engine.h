@@ -108,11 +108,11 @@ class Engine {
 
  private:
   struct GpuState {
-    explicit GpuState(std::uint32_t chunks, const HardwareProfile& p)
+    GpuState(std::uint32_t chunks, const HardwareProfile& p, std::uint32_t* link_slowdowns)
         : memory(chunks),
-          h2d(p.copy_engines_h2d, p.link_sharing),
-          d2h(p.copy_engines_d2h, p.link_sharing),
-          peer_in(p.copy_engines_peer, p.link_sharing) {}
+          h2d(p.copy_engines_h2d, p.link_sharing, link_slowdowns),
+          d2h(p.copy_engines_d2h, p.link_sharing, link_slowdowns),
+          peer_in(p.copy_engines_peer, p.link_sharing, link_slowdowns) {}
     GpuMemory memory;
     SharedLink h2d, d2h, peer_in;  // copies into / out of this GPU
     Nanos fault_engine_free = 0;    // the GPU's fault servicing is serial
@@ -331,7 +331,7 @@ class Engine {
   // transfers its copies slowed end later, and so do the streams waiting for
   // them (sim/shared_link.h).
   void after_fault_copies() {
-    if (profile_.link_sharing.on) slow_streams_beside_faults();
+    if (link_slowdowns_ != 0) slow_streams_beside_faults();  // checked per fault: a replay's single faults come here
   }
   void slow_streams_beside_faults();
   // Pages of a block the current GPU's fault service is about to take from
@@ -517,6 +517,7 @@ class Engine {
   // transfer's scope (a prefetch, an explicit copy, a CPU access) says otherwise.
   CopyClient copy_client_;
   std::vector<Nanos> slowed_ready_;  // scratch of slow_streams_beside_faults
+  std::uint32_t link_slowdowns_ = 0;  // slowdowns the links recorded since slow_streams_beside_faults
   class TransferScope {
    public:
     TransferScope(Engine& e, std::uint32_t stream) : e_(e), saved_(e.copy_client_) {

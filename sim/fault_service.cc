@@ -68,6 +68,7 @@ void Engine::mark_ready(AllocSlot slot, std::uint64_t block, Nanos start) {
 // transfers there end after such a stretch finishes later by as much (on a
 // stream pending on several links, by the most).
 void Engine::slow_streams_beside_faults() {
+  link_slowdowns_ = 0;
   bool any = false;
   for (GpuState& g : gpus_)
     for (SharedLink* link : {&g.h2d, &g.d2h, &g.peer_in}) {

@@ -52,7 +52,10 @@ struct CopyClient {
 
 class SharedLink {
  public:
-  SharedLink(int engines, const LinkSharing& sharing) : faults_(engines), transfers_(engines), sharing_(sharing) {}
+  // `slowed`: a counter the link adds one to for every slowdown it records
+  // (the caller looks at the links only when it is not 0).
+  SharedLink(int engines, const LinkSharing& sharing, std::uint32_t* slowed = nullptr)
+      : faults_(engines), transfers_(engines), sharing_(sharing), slowed_(slowed) {}
 
   // Runs a copy of `duration` at full speed that may start at `ready`; returns its end.
   [[gnu::always_inline]] Nanos schedule(const CopyClient& client, Nanos ready, Nanos duration) {
@@ -88,6 +91,7 @@ class SharedLink {
       transfers_.delay([&](Nanos t) { return beside.later(t); });
       for (Nanos& t : stream_end_) t = beside.later(t);
       slowdowns_.push_back(beside);
+      if (slowed_) ++*slowed_;
     }
     return end;
   }
@@ -107,6 +111,7 @@ class SharedLink {
 
   CopyEngines faults_, transfers_;
   LinkSharing sharing_;
+  std::uint32_t* slowed_;
   std::vector<LinkSlowdown> slowdowns_, taken_;  // since the last take_slowdowns; its last answer
   std::vector<Nanos> stream_end_;                // by stream: its last transfer's end
 };
