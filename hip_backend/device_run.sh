@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything one GPU-machine call does, so device time is spent in few, full calls:
-#   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [smoke]
+#   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [diag] [smoke]
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
 # profiles/h200-pcie5.toml; traces/probe/launch_after_memset.umt for the memset's
@@ -9,7 +9,8 @@
 # results in probe/; hip_backend/host_rescale.py) and replays the validation
 # suite three times, each repetition after a host probe of its own, since a
 # machine's fault servicing can change within a call (suite2: the two-GPU
-# suite, on a two-GPU machine).
+# suite, on a two-GPU machine; diag: every trace of the folder
+# $UMSIM_DIAG_TRACES three times, for a diagnostic's own fit, results in diag/).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -129,6 +130,18 @@ for step in "$@"; do
           name=$(basename "$t" .umt)
           timeout 60 "$bin" replay "$t" --json "$res/$hw/$name.r$rep.json" >>"$res/logs/$step.log" 2>&1
           log "replay $name rep $rep exit $?"
+        done
+      done
+      ;;
+    diag)
+      # A diagnostic's traces (a folder kept beside its results), three processes each.
+      dir=${UMSIM_DIAG_TRACES:?diag needs UMSIM_DIAG_TRACES, a folder of traces}
+      mkdir -p "$res/diag"
+      for rep in 1 2 3; do
+        for t in "$dir"/*.umt; do
+          name=$(basename "$t" .umt)
+          timeout 60 "$bin" replay "$t" --json "$res/diag/$name.r$rep.json" >>"$res/logs/diag.log" 2>&1
+          log "diag $name rep $rep exit $?"
         done
       done
       ;;
