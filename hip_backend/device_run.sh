@@ -4,7 +4,8 @@
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
 # profiles/h200-pcie5.toml; traces/probe/launch_after_memset.umt for the memset's
-# launch cost; traces/probe/cpu_faults.umt for the CPU's fault path), the host
+# launch cost; traces/probe/cpu_faults.umt for the CPU's fault path;
+# traces/probe/prefetch_host.umt for the host's side of prefetch calls), the host
 # probe (traces/probe/host_fault_speed.umt,
 # results in probe/; hip_backend/host_rescale.py) and replays the validation
 # suite three times, each repetition after a host probe of its own, since a
@@ -112,6 +113,13 @@ for step in "$@"; do
           --json "$res/raw/cpu_faults.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
       done
       log "cpu faults runs done"
+      # The host's side of prefetch calls: queued behind a kernel, and held by
+      # a move to the CPU (hip_backend/fit_prefetch_host.py): three processes.
+      for rep in 1 2 3; do
+        timeout 60 "$bin" replay traces/probe/prefetch_host.umt \
+          --json "$res/raw/prefetch_host.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
+      done
+      log "prefetch host runs done"
       cp "profiles/$profile.toml" "$res/raw/$profile.toml"
       ;;
     probe)

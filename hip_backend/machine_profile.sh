@@ -12,7 +12,9 @@
 # [calibrated_on] takes the call's machine.txt (GPU, CPU, kernel, driver,
 # CUDA, date) where the directory keeps one; the CPU's fault path
 # (hip_backend/fit_cpu_faults.py) where it keeps runs of
-# traces/probe/cpu_faults.umt. Writes OUT.toml and its tuning report OUT.tune.json, each through a temporary file renamed into place; an
+# traces/probe/cpu_faults.umt; the host's side of prefetch calls
+# (hip_backend/fit_prefetch_host.py) where it keeps runs of
+# traces/probe/prefetch_host.umt. Writes OUT.toml and its tuning report OUT.tune.json, each through a temporary file renamed into place; an
 # OUT that names an input is refused.
 set -euo pipefail
 usage="usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml"
@@ -83,6 +85,14 @@ if [[ -f ${cpu_runs[0]} ]]; then
   python3 hip_backend/fit_cpu_faults.py "$tmp/profile.toml" "$umsim" traces/probe/cpu_faults.umt "$tmp/cpu.toml" \
     "${cpu_runs[@]}" >"$tmp/cpu_faults.json"
   mv "$tmp/cpu.toml" "$tmp/profile.toml"
+fi
+# The host's side of prefetch calls, where the call ran
+# traces/probe/prefetch_host.umt (session 46 on; hip_backend/fit_prefetch_host.py).
+prefetch_runs=("$(dirname "$raw")"/prefetch_host.r*.json)
+if [[ -f ${prefetch_runs[0]} ]]; then
+  python3 hip_backend/fit_prefetch_host.py "$tmp/profile.toml" "$umsim" traces/probe/prefetch_host.umt "$tmp/prefetch.toml" \
+    "${prefetch_runs[@]}" >"$tmp/prefetch_host.json"
+  mv "$tmp/prefetch.toml" "$tmp/profile.toml"
 fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"

@@ -201,6 +201,8 @@ void Engine::dispatch(const Event& e) {
     throw SimulationError(fmt::format("{} inside kernel '{}' (only GPU accesses and kernel_end may appear there)",
                                       trace::to_string(e.kind), open_kernel_name()));
   if (e.kind != EventKind::kPhase) phase_.any = true;
+  if (e.kind == EventKind::kKernelBegin) stream_ready(e.stream), stream_after_held_prefetch_[e.stream] = 0;
+  if (e.kind == EventKind::kPrefetch && profile_.prefetch_queued_call_ns) return prefetch_call(e);
   if (timeline_) {
     if (is_stream_work(e.kind)) return issue_stream_work(e);
     run_streams(true);  // the host waits for nothing, but its statement sees every stream's work done
@@ -429,6 +431,7 @@ Nanos& Engine::stream_ready(trace::StreamId s) {
     if (s >= kMaxStreams) throw SimulationError(fmt::format("stream {} is beyond the {} streams supported", s, kMaxStreams));
     stream_ready_.resize(s + 1, 0);
     stream_gpu_.resize(s + 1, -1);
+    stream_after_held_prefetch_.resize(s + 1, 0);
   }
   return stream_ready_[s];
 }
@@ -537,16 +540,18 @@ void Engine::on_sync(const Event& e) {
   switch (e.sync_scope()) {
     case trace::SyncScope::kAll:
       host_now_ = std::max(host_now_, all_streams_done());
+      std::fill(stream_after_held_prefetch_.begin(), stream_after_held_prefetch_.end(), 0);
       return;
     case trace::SyncScope::kGpu: {
       // Waits for the streams whose last work ran on (or prefetched to) that GPU.
       const int g = checked_gpu(e.processor, "sync");
       for (std::size_t s = 0; s < stream_ready_.size(); ++s)
-        if (stream_gpu_[s] == g) host_now_ = std::max(host_now_, stream_ready_[s]);
+        if (stream_gpu_[s] == g) host_now_ = std::max(host_now_, stream_ready_[s]), stream_after_held_prefetch_[s] = 0;
       return;
     }
     case trace::SyncScope::kStream:
       host_now_ = std::max(host_now_, stream_ready(e.stream));
+      stream_after_held_prefetch_[e.stream] = 0;
       return;
   }
   throw SimulationError("unknown sync scope");

@@ -534,6 +534,10 @@ class Engine {
 
   // hints.cc: prefetch and advice
   void on_prefetch(const trace::Event& e);
+  // hints.cc: a prefetch call as the host makes it (prefetch.queued_call_cost):
+  // held until its migration ends on an idle stream, queued on a busy one.
+  void prefetch_call(const trace::Event& e);
+  bool stream_looks_idle(trace::StreamId s);
   void on_advise(const trace::Event& e);
   void prefetch_in_place(Allocation& a, AllocSlot slot, const trace::Event& e, Processor dest, Nanos& stream_done);
 
@@ -648,6 +652,9 @@ class Engine {
   std::vector<AllocSlot> slot_of_name_;  // by NameId; kNoSlot when not allocated
   std::vector<Nanos> stream_ready_;
   std::vector<std::int16_t> stream_gpu_;  // GPU whose work a stream last carried (-1: none yet)
+  // By stream: its last work is a prefetch that held the host, whose completion
+  // the host has not seen yet (a sync, or a kernel issued after it, clears it).
+  std::vector<std::uint8_t> stream_after_held_prefetch_;
   std::vector<Nanos> event_time_;        // by NameId; recorded completion times
   // By GPU: the GPUs it has peer access to (bit g). Version-1 traces: every pair
   // when the profile's gpu.peer_access is set; version 2: pairs a trace enables.

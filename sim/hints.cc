@@ -20,6 +20,14 @@ void for_each_range_block(const Event& e, F&& f) {
     f(block, base, std::max(first, base), std::min(last + 1, base + kPagesPerBlock));
   }
 }
+
+// Pages of the event's range a prefetch to the CPU moves there (held elsewhere only).
+std::uint64_t pages_bound_for_cpu(const Allocation& a, const Event& e) {
+  std::uint64_t n = 0;
+  const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
+  for (std::uint64_t p = e.offset / kPageSize; p <= last; ++p) n += a.pages[p].copies && !(a.pages[p].copies & kCpuBit);
+  return n;
+}
 }  // namespace
 
 void Engine::on_prefetch(const Event& e) {
@@ -38,6 +46,7 @@ void Engine::on_prefetch(const Event& e) {
   const Nanos call = std::max(host_now_, stream_done);
   const bool cold = !last_prefetch_done_ || call - std::min(call, *last_prefetch_done_) >= profile_.prefetch_cold_after_ns;
   Nanos t = call + profile_.prefetch_call_ns + (cold ? profile_.prefetch_cold_call_ns : 0);
+  if (dest.is_cpu() && profile_.prefetch_to_cpu_page_ns) t += pages_bound_for_cpu(a, e) * *profile_.prefetch_to_cpu_page_ns;
   Nanos done = t;
   Bytes moved = 0;
   for_each_range_block(e, [&](std::uint64_t block, std::uint64_t base, std::uint64_t lo, std::uint64_t hi) {
@@ -66,6 +75,34 @@ void Engine::on_prefetch(const Event& e) {
   counters().bytes_prefetched += moved;
   stream_done = done;
   last_prefetch_done_ = std::max(last_prefetch_done_.value_or(0), done);
+}
+
+// The host's side of a prefetch call: the driver migrates in the calling
+// thread when the stream has nothing pending, so the call returns when its
+// migration ends; on a stream with work pending it is queued behind it and
+// returns at once, for the runtime's queueing cost (docs/model.md, "Prefetch
+// calls on the host"). The stream's own timing is on_prefetch's either way.
+void Engine::prefetch_call(const Event& e) {
+  const bool held = stream_looks_idle(e.stream);
+  if (timeline_) {
+    issue_stream_work(e);
+    // The migration runs now, on the timeline as a host statement sees it.
+    if (held) run_streams(true);
+  } else {
+    on_prefetch(e);
+  }
+  if (held) {
+    host_now_ = std::max(host_now_, stream_ready(e.stream));
+    stream_after_held_prefetch_[e.stream] = 1;
+  } else {
+    host_now_ += *profile_.prefetch_queued_call_ns;
+  }
+}
+
+bool Engine::stream_looks_idle(trace::StreamId s) {
+  if (stream_ready(s) > host_now_ || stream_after_held_prefetch_[s]) return false;
+  if (s < actor_index_.size() && actor_index_[s] != kNoSlot && !actors_[actor_index_[s]].queue.empty()) return false;
+  return true;
 }
 
 // One physical memory (APU): the driver's best prefetch location is that memory,

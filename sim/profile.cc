@@ -362,7 +362,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
     t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "to_cpu_va_block_cost", "call_cost",
-            "cold_call_cost", "cold_call_after"});
+            "cold_call_cost", "cold_call_after", "queued_call_cost", "to_cpu_page_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
     if (t.has("cold_call_cost")) p.prefetch_cold_call_ns = t.duration("cold_call_cost");
@@ -370,6 +370,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("duplicate_va_block_cost")) p.prefetch_duplicate_va_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
     if (t.has("to_cpu_va_block_cost")) p.prefetch_to_cpu_va_block_ns = t.duration("to_cpu_va_block_cost");
+    if (t.has("queued_call_cost")) p.prefetch_queued_call_ns = t.duration("queued_call_cost");
+    if (t.has("to_cpu_page_cost")) p.prefetch_to_cpu_page_ns = t.duration("to_cpu_page_cost");
     t.finish();
   }
   {
@@ -491,6 +493,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
   if (p.cpu_faulted_read_ns) j["cpu"]["faulted_page_read_cost_ns"] = *p.cpu_faulted_read_ns;
   if (p.cpu_faulted_write_ns) j["cpu"]["faulted_page_write_cost_ns"] = *p.cpu_faulted_write_ns;
+  if (p.prefetch_queued_call_ns) j["prefetch"]["queued_call_cost_ns"] = *p.prefetch_queued_call_ns;
+  if (p.prefetch_to_cpu_page_ns) j["prefetch"]["to_cpu_page_cost_ns"] = *p.prefetch_to_cpu_page_ns;
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
     for (const auto& [k, v] : p.calibrated_on) m[k] = v;

@@ -203,6 +203,16 @@ struct HardwareProfile {
   // of CPU work 99-120).
   Nanos prefetch_cold_call_ns = 0;
   Nanos prefetch_cold_after_ns = 10'000'000;  // [prefetch] cold_call_after
+  // [prefetch] queued_call_cost: set, the driver migrates in the calling
+  // thread: a prefetch call that finds its stream idle holds the host until its
+  // migration ends, and one on a stream with work pending (the previous held
+  // call's completion included, which the runtime sees only after the call
+  // returns) is queued and costs the host this much. On an H200 a 256 MiB call
+  // held the host 4.1-5.8 ms (from the GPU: 25-26 ms, the whole migration), the
+  // same call on a stream running a kernel 0.32-0.40 ms (a diagnostic,
+  // hip_backend/results/h200-pcie5/diag_prefetch_hold). Unset: calls cost the
+  // host nothing, as before.
+  std::optional<Nanos> prefetch_queued_call_ns;
   // A VA block prefetched to a GPU entirely from a peer GPU's copies: the
   // driver's work differs from a host migration (no CPU page tables to walk).
   // Unset: prefetch_va_block_ns.
@@ -217,6 +227,13 @@ struct HardwareProfile {
   // work, which moves pages of never-migrated memory). Unset: prefetch_va_block_ns.
   std::optional<Nanos> prefetch_to_cpu_va_block_ns;
   Nanos prefetch_to_cpu_block_ns() const { return prefetch_to_cpu_va_block_ns.value_or(prefetch_va_block_ns); }
+  // [prefetch] to_cpu_page_cost: per page a prefetch moves to the CPU, host
+  // work before its copies start. On an H200 host a 256 MiB prefetch from the
+  // GPU took 25-26 ms in replayed traces where the calibration's back-and-forth
+  // runs, the link's fit, give 16-17 (diag_prefetch_hold, h5_hold_d2h); between
+  // processes such moves run at one of two speeds (about 16 and 11 GB/s) and
+  // replays ran at the slower more often. Unset: 0.
+  std::optional<Nanos> prefetch_to_cpu_page_ns;
 
   // [eviction]
   Nanos eviction_chunk_ns = 0;     // per evicted chunk, excluding the write-back copy

@@ -63,6 +63,9 @@ struct StreamWork {
   std::uint64_t record = 0;
   // Kernels: the earliest start the host's launch allows (Engine::launch_not_before).
   Nanos not_before = 0;
+  // The host's time when it issued the work, which starts no earlier: the host
+  // may move on before the work runs (a queued prefetch call's cost).
+  Nanos issued_at = 0;
 };
 
 struct StreamActor {

@@ -62,6 +62,7 @@ void Engine::issue_stream_work(const Event& e) {
   StreamWork w;
   w.order = ++issue_order_;
   w.event = e;
+  w.issued_at = host_now_;
   switch (e.kind) {
     case EventKind::kKernelBegin:
       checked_gpu(e.processor, "kernel");
@@ -153,7 +154,7 @@ Nanos Engine::actor_time(const StreamActor& a) const {
     const double ns = access_estimate_ns();
     return k.now + static_cast<Nanos>(static_cast<double>(accesses) * ns);
   }
-  Nanos t = std::max({host_now_, stream_ready_[a.stream], w.not_before});
+  Nanos t = std::max({w.issued_at, stream_ready_[a.stream], w.not_before});
   if (w.kind == StreamWorkKind::kWait && w.event.name < event_time_.size()) t = std::max(t, event_time_[w.event.name]);
   return t;
 }
@@ -199,6 +200,13 @@ void Engine::run_streams(bool drain) {
 
 void Engine::step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool limited) {
   StreamWork& w = a.queue.front();
+  // The work sees the host as it was when issued; the host's own time is back after.
+  struct HostTimeAt {
+    Nanos& host;
+    Nanos now;
+    HostTimeAt(Nanos& h, Nanos issued) : host(h), now(h) { host = issued; }
+    ~HostTimeAt() { host = now; }
+  } host_at_issue(host_now_, w.issued_at);
   if (w.kind == StreamWorkKind::kKernel) {
     if (!a.running) start_kernel(a);
     else if (current_ != &a) swap_in(a);

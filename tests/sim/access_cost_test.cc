@@ -189,6 +189,83 @@ TEST(AccessCost, PrefetchToTheCpuHasItsOwnBlockCost) {
   EXPECT_EQ(replay(t, options_for(p)).total.time_ns, 8058u);
 }
 
+// prefetch.queued_call_cost set: a call on an idle stream holds the host until
+// its migration ends. The CPU writes a page (110); the prefetch on stream 1
+// runs 110 + 700 + block 500 + copy 2024 -> 3334, so the kernel on stream 2,
+// issued after it, starts at 3334 (at 110 without the key: the host does not
+// wait for the prefetch).
+TEST(AccessCost, PrefetchOnAnIdleStreamHoldsTheHost) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .cpu_write("A")
+                     .prefetch("A", Processor::gpu(0), 1)
+                     .kernel("k", 0, 1000, 2).end()
+                     .build();
+  EXPECT_EQ(replay(t, options_for(p)).kernels[0].start_ns, 110u);
+  p.prefetch_queued_call_ns = 50;
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.kernels[0].start_ns, 3334u);
+  EXPECT_EQ(r.total.time_ns, 3334u + 1000);
+}
+
+// A call on a stream with work pending returns after queued_call_cost (50).
+// Two pages written (220); page 0's prefetch holds the host to 220 + 700 +
+// 500 + 2024 = 3444; page 1's call finds the stream still looking busy (the
+// held call's completion is not seen before a sync): host 3444 + 50 = 3494,
+// its migration 3444 + 3224 = 6668 on stream 1; the kernel on stream 2 starts
+// at 3494. After a sync the stream is idle again: the CPU rewrites page 0
+// (fault 5000 + copy 2024 + 10: 6668 -> 13702) and its prefetch holds the host
+// to 13702 + 3224 = 16926, where the second kernel starts.
+TEST(AccessCost, PrefetchOnABusyStreamIsQueued) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  p.prefetch_queued_call_ns = 50;
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .cpu_write("A")
+                     .prefetch("A", Processor::gpu(0), 1, 0, 4_KiB)
+                     .prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB)
+                     .kernel("k", 0, 100, 2).end()
+                     .sync()
+                     .cpu_write("A", 0, 4_KiB)
+                     .prefetch("A", Processor::gpu(0), 1, 0, 4_KiB)
+                     .kernel("k2", 0, 100, 2).end()
+                     .build();
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].start_ns, 3494u);
+  EXPECT_EQ(r.kernels[1].start_ns, 16926u);
+  // A kernel pending on the stream makes it busy too: the call is queued.
+  const auto behind_kernel = TraceBuilder()
+                                 .alloc("A", 4_KiB)
+                                 .cpu_write("A")
+                                 .kernel("spin", 0, 5000, 1).end()
+                                 .prefetch("A", Processor::gpu(0), 1)
+                                 .kernel("k", 0, 100, 2).end()
+                                 .build();
+  const Result b = replay(behind_kernel, options_for(p));
+  EXPECT_EQ(b.kernels[1].start_ns, 110u + 50);
+  EXPECT_EQ(b.total.time_ns, 110u + 5000 + 3224);
+}
+
+// prefetch.to_cpu_page_cost 300: the host's work for the pages a prefetch
+// moves to the CPU comes before its copies. Two pages to gpu0 and back: the
+// way back costs 2 * 300 more (the pages the CPU still holds cost nothing).
+TEST(AccessCost, PrefetchToTheCpuPaysPerPageBeforeItsCopies) {
+  HardwareProfile p = round_profile();
+  const auto t = TraceBuilder()
+                     .alloc("A", 12_KiB)
+                     .cpu_write("A")
+                     .prefetch("A", Processor::gpu(0), 1, 0, 8_KiB).sync()
+                     .phase("back").prefetch("A", Processor::cpu(), 1).sync()
+                     .build();
+  const Nanos plain = replay(t, options_for(p)).phases[1].counters.time_ns;
+  p.prefetch_to_cpu_page_ns = 300;
+  EXPECT_EQ(replay(t, options_for(p)).phases[1].counters.time_ns, plain + 2 * 300);
+}
+
 // prefetch.cold_call_cost 900 after 5000 ns without a prefetch: the first
 // prefetch (of page 0, after the CPU's 2 * 110) starts at 220 + 700 + 900,
 // block 500, copy 2024 -> 4344; page 1 right after it: + 700 + 500 + 2024 ->

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Fits the host's side of prefetch calls from runs of traces/probe/prefetch_host.umt.
+
+Phase "queued": a prefetch issued on a stream still running a kernel returns
+at once, after the runtime's queueing cost, which the start of the kernel
+launched on another stream right after it measures against the running
+kernel's start. Phase "to_cpu": 256 MiB prefetched from the GPU to the CPU on
+an idle stream; its time beyond what the model gives without the per-page
+host work, over the pages moved, is that work. In the simulator with both
+keys at 0:
+
+    queued_call_cost = hw (tiny start - spin start) - sim (the same)
+    to_cpu_page_cost = (hw to_cpu phase - sim to_cpu phase) / pages moved to the CPU
+
+Keys set: prefetch.queued_call_cost, prefetch.to_cpu_page_cost (hardware: the
+median over the runs); added to the profile's [prefetch] table where absent.
+
+usage: fit_prefetch_host.py PROFILE.toml UMSIM TRACE OUT.toml RUN.json [RUN.json ...]
+OUT.toml is written through a temporary file and renamed; an OUT.toml that
+names an input is refused.
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from tune_profile import set_values
+
+NAME = "fit_prefetch_host.py"
+QUEUED, TO_CPU = "prefetch.queued_call_cost", "prefetch.to_cpu_page_cost"
+PAGE = 4096
+
+
+def fail(message):
+    sys.exit(f"{NAME}: {message}")
+
+
+def measures(path, what):
+    """(kernel gap, to_cpu phase time, pages moved to the CPU) of one result."""
+    try:
+        with open(path) as f:
+            run = json.load(f)
+        phases = {p["name"]: p["counters"] for p in run["phases"]}
+        kernels = {k["name"]: k["start_ns"] for k in run["kernels"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{path}: not an umsim {what} result ({e})")
+    missing = [p for p in ("queued", "to_cpu") if p not in phases] + [k for k in ("spin", "tiny") if k not in kernels]
+    if missing:
+        fail(f"{path}: expected phases queued, to_cpu and kernels spin, tiny (a run of traces/probe/prefetch_host.umt); "
+             f"missing {', '.join(missing)}")
+    return kernels["tiny"] - kernels["spin"], phases["to_cpu"]["time_ns"], phases["to_cpu"]["bytes_d2h"] // PAGE
+
+
+def with_keys(text, values):
+    """The profile with the [prefetch] keys set, added to the table where absent."""
+    for key in values:
+        name = key.split(".", 1)[1]
+        if not re.search(rf"^\[prefetch\][^\[]*^{name}\s*=", text, flags=re.M | re.S):
+            if not re.search(r"^\[prefetch\]", text, flags=re.M):
+                fail("the profile has no [prefetch] table")
+            text = re.sub(r"^\[prefetch\][^\n]*\n", lambda m: m.group(0) + f'{name} = "0ns"\n', text, count=1, flags=re.M)
+    return set_values(text, {k: f'"{v}ns"' for k, v in values.items()})
+
+
+def simulate(umsim, trace, toml, tmp, tag):
+    prof = os.path.join(tmp, f"{tag}.toml")
+    out = os.path.join(tmp, f"{tag}.json")
+    with open(prof, "w") as f:
+        f.write(toml)
+    subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", out, "-q"], check=True)
+    return measures(out, "replay")
+
+
+def main():
+    if len(sys.argv) < 6:
+        fail("usage: fit_prefetch_host.py PROFILE.toml UMSIM TRACE OUT.toml RUN.json [RUN.json ...]")
+    profile, umsim, trace, out, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+    if any(os.path.realpath(out) == os.path.realpath(p) for p in [profile, umsim, trace] + runs):
+        fail(f"OUT.toml '{out}' names an input")
+    measured = [measures(r, "umsim-hip replay") for r in runs]
+    hw_gap = statistics.median(m[0] for m in measured)
+    hw_to_cpu = statistics.median(m[1] for m in measured)
+    with open(profile) as f:
+        text = f.read()
+    with tempfile.TemporaryDirectory() as tmp:
+        sim_gap, sim_to_cpu, pages = simulate(umsim, trace, with_keys(text, {QUEUED: 0, TO_CPU: 0}), tmp, "base")
+        if pages == 0:
+            fail(f"{trace}: the simulator moves no pages to the CPU in its to_cpu phase")
+        fitted = {QUEUED: round(max(0, hw_gap - sim_gap)), TO_CPU: round(max(0, (hw_to_cpu - sim_to_cpu) / pages))}
+        updated = with_keys(text, fitted)
+        check_gap, check_to_cpu, _ = simulate(umsim, trace, updated, tmp, "fitted")
+    tmp_out = out + ".tmp"
+    with open(tmp_out, "w") as f:
+        f.write(updated)
+    os.replace(tmp_out, out)
+    print(json.dumps({"fitted_ns": fitted, "pages": pages, "hw_gap_ns": hw_gap, "sim_gap_ns": check_gap,
+                      "hw_to_cpu_ns": hw_to_cpu, "sim_to_cpu_ns": check_to_cpu, "runs": len(runs), "out": out}))
+
+
+if __name__ == "__main__":
+    main()
