@@ -47,7 +47,7 @@ def measures(path, what):
         phases = {p["name"]: p["counters"] for p in run["phases"]}
         kernels = {k["name"]: k["start_ns"] for k in run["kernels"]}
     except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not an umsim {what} result ({e})")
+        fail(f"{path}: not an {what} result ({e})")
     missing = [p for p in ("queued", "to_cpu") if p not in phases] + [k for k in ("spin", "tiny") if k not in kernels]
     if missing:
         fail(f"{path}: expected phases queued, to_cpu and kernels spin, tiny (a run of traces/probe/prefetch_host.umt); "
@@ -72,7 +72,7 @@ def simulate(umsim, trace, toml, tmp, tag):
     with open(prof, "w") as f:
         f.write(toml)
     subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", out, "-q"], check=True)
-    return measures(out, "replay")
+    return measures(out, "umsim replay")
 
 
 def main():

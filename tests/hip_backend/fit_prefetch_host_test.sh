@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# hip_backend/fit_prefetch_host.py on session 46's committed runs of
+# traces/probe/prefetch_host.umt (the kernel behind the queued call 44.0 us
+# after the running one, the move of 256 MiB to the CPU 17.91 ms: medians of
+# three), and its bad inputs.
+set -uo pipefail
+fit=$1 tune=$2 profile=$3 umsim=$4 trace=$5
+shift 5
+runs=("$@")
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$tmp/bin"
+cp "$fit" "$tune" "$tmp/bin/"  # the script imports tune_profile.py from its own folder
+run() { python3 "$tmp/bin/fit_prefetch_host.py" "$@"; }
+
+cp "$profile" "$tmp/in.toml"
+run "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "${runs[@]}" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "fit refused good runs"; }
+for kv in '"prefetch.queued_call_cost": 44022' '"prefetch.to_cpu_page_cost": 17' '"pages": 65536'; do
+  grep -q "$kv" "$tmp/log" || fail "expected $kv in: $(cat "$tmp/log")"
+done
+grep -q '^queued_call_cost = "44022ns" *# host time of a prefetch call queued' "$tmp/out.toml" || fail "key not written with its comment"
+# The fitted profile reproduces the runs' medians in the simulator (within 0.2%).
+python3 - "$tmp/log" <<'PY' || fail "the fitted model does not reproduce the runs"
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["sim_gap_ns"] == r["hw_gap_ns"], r
+assert abs(r["sim_to_cpu_ns"] - r["hw_to_cpu_ns"]) <= 2e-3 * r["hw_to_cpu_ns"], r
+PY
+# A profile without the keys gets them added to its [prefetch] table.
+grep -v '^queued_call_cost\|^to_cpu_page_cost' "$tmp/in.toml" >"$tmp/nokeys.toml"
+run "$tmp/nokeys.toml" "$umsim" "$trace" "$tmp/out2.toml" "${runs[@]}" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "a profile without the keys refused"; }
+grep -q '^to_cpu_page_cost = "17ns"' "$tmp/out2.toml" || fail "key not added: $(grep -n prefetch "$tmp/out2.toml")"
+"$umsim" profiles "$tmp/out2.toml" >/dev/null || fail "the written profile does not load"
+
+# Bad inputs: each refused with a message naming the file, nothing written.
+rm -f "$tmp/out.toml"
+echo '{"phases": [{"name": "queued", "counters": {"time_ns": 1}}], "kernels": []}' >"$tmp/other.json"
+run "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/other.json" >"$tmp/log" 2>&1 && fail "a run without the phases accepted"
+grep -q "other.json: expected phases queued, to_cpu and kernels spin, tiny .* missing to_cpu, spin, tiny" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+echo 'not json' >"$tmp/bad.json"
+run "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/bad.json" >"$tmp/log" 2>&1 && fail "a broken run accepted"
+grep -q "bad.json: not an umsim-hip replay result" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+grep -v '^\[prefetch\]' "$tmp/nokeys.toml" >"$tmp/notable.toml"
+run "$tmp/notable.toml" "$umsim" "$trace" "$tmp/out.toml" "${runs[@]}" >"$tmp/log" 2>&1 && fail "a profile without [prefetch] accepted"
+grep -q "no \[prefetch\] table" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+run "$tmp/in.toml" "$umsim" "$trace" "$tmp/in.toml" "${runs[@]}" >"$tmp/log" 2>&1 && fail "OUT naming an input accepted"
+grep -q "names an input" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+cmp -s "$profile" "$tmp/in.toml" || fail "the input was changed"
+[[ -e $tmp/out.toml ]] && fail "an output was written on error"
+run "$tmp/in.toml" >"$tmp/log" 2>&1 && fail "no runs accepted"
+grep -q "usage:" "$tmp/log" || fail "usage: $(cat "$tmp/log")"
+echo PASS
