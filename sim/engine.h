@@ -374,12 +374,16 @@ class Engine {
   bool try_service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
   Nanos move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint32_t* pages,
                         std::uint32_t n, std::uint8_t cleared, Processor dest, Nanos ready);
-  // move_pages(slot, block, pages, dest, false, ready): through move_host_pages
-  // where dest is a GPU and every page is in host memory or nowhere (a fault
-  // service's migrations with the prefetcher's pages, on a replay over a
-  // large footprint).
-  Nanos migrate_block_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest,
-                            Nanos ready);
+  // host_block_move.cc: a fault service's migrations to a GPU whose pages
+  // are all in host memory or nowhere (the prefetcher's pages with the
+  // faulted one, on a replay over a large footprint), a mask word at a time.
+  // Whether every page of `pages` is within the block and in host memory or
+  // nowhere; `with_copy` receives those in host memory (where true).
+  bool host_only_pages(const Allocation& a, std::uint64_t block, const PageMask& pages, PageMask& with_copy) const;
+  // move_pages(slot, block, pages, dest, false, ready) for such pages (at
+  // least one; `with_copy` as host_only_pages gave it), to a GPU.
+  Nanos move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block, const PageMask& pages,
+                        const PageMask& with_copy, Processor dest, Nanos ready);
   // lone_fault.cc: a single-page fault of the replay loop serviced in one pass
   // (faults one at a time, the short path, the eviction order kept in line,
   // 4 KiB chunks); false, having changed nothing, where the page or the

@@ -417,28 +417,41 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     }
   }
 
+  // Pages that migrate from host memory or nowhere (a replay over a large
+  // footprint: the faulted page and the prefetcher's around it) are read
+  // once here; their moves and counts below take the pages with a host copy
+  // as a mask (host_copies) instead of reading each record again.
+  const bool any_migrate = migrate.any();
+  PageMask host_copies;
+  const bool from_host = any_migrate && host_only_pages(a, block, migrate, host_copies);
   Bytes prefetched = 0;
   const bool any_policy_pages = prefetch_ && policy_pages.any();
   if (any_policy_pages) {
     const PageState* const block_pages = a.pages.data() + base;
-    for_each_page(policy_pages, [&](std::uint32_t i) {
+    auto count_held_elsewhere = [&](std::uint32_t i) {
       if (block_pages[i].copies && !(block_pages[i].copies & rbit)) prefetched += kPageSize;
-    });
+    };
+    if (!from_host) {
+      for_each_page(policy_pages, count_held_elsewhere);
+    } else {
+      prefetched = count_pages(policy_pages & host_copies) * kPageSize;  // a host copy is never the requester's
+      if (duplicate.any()) for_each_page(policy_pages & ~migrate, count_held_elsewhere);
+    }
   }
   // The driver's per-page work for every page this service moves from
   // another copy (population of untouched pages is zero-fill, charged apart);
   // a read-only duplicate leaves its source mapped, at its own cost.
-  auto per_page = [&](const PageMask& pages, Nanos ns) {
-    if (ns == 0) return;
+  auto with_copy = [&](const PageMask& pages) {
     std::uint64_t copied = 0;
     for_each_page(pages, [&](std::uint32_t i) {
       copied += a.pages[base + i].copies != 0;
       return true;
     });
-    now += static_cast<Nanos>(copied) * ns;
+    return static_cast<Nanos>(copied);
   };
-  per_page(migrate, profile_.fault_migrated_page_ns);
-  per_page(duplicate, profile_.duplicated_page_ns());
+  if (const Nanos ns = profile_.fault_migrated_page_ns; ns != 0)
+    now += (from_host ? count_pages(host_copies) : with_copy(migrate)) * ns;
+  if (const Nanos ns = profile_.duplicated_page_ns(); ns != 0) now += with_copy(duplicate) * ns;
   // Pages this service makes the requester's sole copy while other copies
   // exist (a write ending read duplication, faulted or pulled in with it): the
   // other holders' mappings are revoked first.
@@ -447,14 +460,15 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     for_each_page(migrate, [&](std::uint32_t i) { revoked += popcount16(a.pages[base + i].copies) > 1; });
     now += static_cast<Nanos>(revoked) * profile_.fault_revoke_duplicate_page_ns;
   }
-  if (migrate.any() && gpus_.size() > 1) note_served_pages(slot, block, migrate);
-  if (migrate.any()) now = migrate_block_pages(slot, block, migrate, requester, now);
+  if (any_migrate && gpus_.size() > 1) note_served_pages(slot, block, migrate);
+  if (from_host) now = move_host_block(slot, a, block, migrate, host_copies, requester, now);
+  else if (any_migrate) now = move_pages(slot, block, migrate, requester, false, now);
   if (duplicate.any()) now = move_pages(slot, block, duplicate, requester, true, now);
   for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {
     const Processor dest = first_processor(m);
     now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);
   }
-  for_each_page(window_mapped, [&](std::uint32_t i) { a.pages[base + i].mapped |= rbit; });
+  if (elsewhere_used & kCpuBit) for_each_page(window_mapped, [&](std::uint32_t i) { a.pages[base + i].mapped |= rbit; });
   // The replayed accesses to remotely placed pages go over the new mappings.
   // The faulting touches are gone from the buffer (it keeps pages, not
   // bytes): each is charged the kernel's mean touch so far.

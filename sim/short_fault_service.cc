@@ -7,8 +7,9 @@
 // the copy runs summed in place instead of through copy batches (measured
 // with callgrind on //bench:zipf_cache_bench and //bench:sim_replay_bench).
 // It applies only where the result is identical by construction (see the
-// conditions). The same page loop moves a fault service's migrations (with a
-// prefetch policy's pages) when they all come from host memory or nowhere.
+// conditions). A fault service's migrations with a prefetch policy's pages,
+// when they all come from host memory or nowhere, move a word at a time
+// (sim/host_block_move.cc).
 #include <algorithm>
 
 #include "sim/engine.h"
@@ -124,26 +125,6 @@ bool Engine::short_path_applies() const {
   if (profile_.fault_migrated_page_ns != 0) now += static_cast<Nanos>(copied) * profile_.fault_migrated_page_ns;
   now = move_host_pages(slot, a, block, pages, n, cleared, requester, now);
   return true;
-}
-
-Nanos Engine::migrate_block_pages(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor dest,
-                                  Nanos ready) {
-  Allocation& a = allocs_[slot];
-  if (dest.is_gpu()) {
-    // The pages in address order, while each is in host memory or nowhere.
-    std::uint32_t list[kPagesPerBlock];
-    std::uint32_t n = 0;
-    const PageState* const block_pages = a.pages.data() + block * kPagesPerBlock;
-    const std::uint32_t in_block = a.pages_in_block(block);
-    bool from_host = true;
-    for_each_page(pages, [&](std::uint32_t i) {
-      if (i >= in_block || (block_pages[i].copies & ~kCpuBit)) return from_host = false;
-      list[n++] = i;
-      return true;
-    });
-    if (from_host && n) return move_host_pages(slot, a, block, list, n, 0, dest, ready);
-  }
-  return move_pages(slot, block, pages, dest, false, ready);
 }
 
 void Engine::service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) {

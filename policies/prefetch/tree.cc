@@ -16,6 +16,7 @@
 //   5. Remove faulted pages, excluded pages (thrashing, pinned, CPU-mapped when the
 //      destination is the CPU) and pages already on the destination.
 //   6. Only if fault_migrations_to_destination >= min_faults.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -103,8 +104,12 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     // clipped (a power-of-two block), levels too wide for them to pass the
     // threshold cannot qualify and are not walked.
     std::uint32_t top = levels;
-    if (std::has_single_bit(leaves))
-      while (top > 0 && words_before[PageWords::kWords] * 100 <= (1u << (top - 1)) * threshold_) --top;
+    if (std::has_single_bit(leaves)) {
+      // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
+      // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
+      const std::uint32_t resident = words_before[PageWords::kWords];
+      top = resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
+    }
     std::uint32_t last_big_page = ~0u;
     bool stop = false;
     seeds.for_each([&](std::uint32_t page) {

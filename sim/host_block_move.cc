@@ -1,0 +1,136 @@
+// A fault service's migrations to a GPU whose pages are all in host memory or
+// nowhere: on a replay over a large footprint, the faulted page and the
+// prefetcher's 64 KiB around it, about 20 pages of a block at every fault.
+// Their records are read once (host_only_pages), and the service's counts take
+// the pages with a host copy as a mask. move_host_pages follows a short list of
+// faulted pages page by page; here the page records still change one by one,
+// but the block's resident and populated masks, the chunk's resident count and
+// the copy runs (sim/page_runs.h) change a mask word at a time, with the same
+// result.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "sim/engine.h"
+#include "sim/first_chunk_replacement.h"
+#include "sim/page_mask_iteration.h"
+#include "sim/page_runs.h"
+
+namespace umsim::sim {
+
+namespace {
+constexpr std::uint32_t kWords = kPagesPerBlock / 64;
+
+// The first set page of `words` at or after `from`; kPagesPerBlock if none.
+std::uint32_t next_page(const std::uint64_t* words, std::uint32_t from) {
+  for (std::uint32_t w = from / 64; w < kWords; ++w) {
+    std::uint64_t x = words[w];
+    if (w * 64 < from) x &= ~std::uint64_t{0} << (from - w * 64);
+    if (x != 0) return w * 64 + static_cast<std::uint32_t>(std::countr_zero(x));
+  }
+  return kPagesPerBlock;
+}
+}  // namespace
+
+bool Engine::host_only_pages(const Allocation& a, std::uint64_t block, const PageMask& pages,
+                             PageMask& with_copy) const {
+  const std::uint32_t in_block = a.pages_in_block(block);
+  const PageState* const block_pages = a.pages.data() + block * kPagesPerBlock;
+  for (std::uint32_t w = 0; w < kWords; ++w) {
+    const std::uint64_t x = mask_word(pages, w);
+    if (x == 0) continue;
+    if (x & ~pages_below_in_word(in_block, w)) return false;
+    // Every word checked at once: a host copy is bit 0 of `copies` (kCpuBit).
+    std::uint64_t copy = 0;
+    ProcessorMask any = 0;
+    for (std::uint64_t y = x; y != 0; y &= y - 1) {
+      const auto i = static_cast<std::uint32_t>(std::countr_zero(y));
+      const ProcessorMask copies = block_pages[w * 64 + i].copies;
+      any |= copies;
+      copy |= static_cast<std::uint64_t>(copies & kCpuBit) << i;
+    }
+    if (any & ~kCpuBit) return false;
+    set_mask_word(with_copy, w, copy);
+  }
+  return true;
+}
+
+Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block, const PageMask& pages,
+                              const PageMask& with_copy, Processor dest, Nanos ready) {
+  Nanos t = ready;  // evictions to make room happen first, synchronously
+  const int g = dest.gpu_index();
+  const auto gi = static_cast<std::size_t>(g);
+  GpuState& gpu = gpus_[gi];
+  const ProcessorMask dbit = processor_bit(dest);
+  const std::uint64_t base = block * kPagesPerBlock;
+  PageState* const block_pages = a.pages.data() + base;
+  PageMask& resident = a.gpu_resident[gi][block];
+  PageMask& populated = a.populated[block];
+  std::uint64_t want[kWords], copied[kWords];  // copied: pages whose host copy is read
+  std::memcpy(want, &pages, sizeof(want));
+  std::memcpy(copied, &with_copy, sizeof(copied));
+  std::uint32_t last_word = kWords - 1;
+  while (want[last_word] == 0) --last_word;
+  const std::uint32_t last = last_word * 64 + 63 - static_cast<std::uint32_t>(std::countl_zero(want[last_word]));
+  const std::uint64_t last_region = (base + last) >> chunk_shift_;
+  std::uint64_t zero_filled = 0;
+  // mappings_for's value for a page without AccessedBy advice, once.
+  const auto unadvised_mapping = static_cast<ProcessorMask>(dbit | a.always_mapped);
+  // A chunk's region at a time, lowest first (i: its first page to move).
+  const std::uint32_t first = next_page(want, 0);
+  for (std::uint32_t i = first; i < kPagesPerBlock;) {
+    const std::uint64_t region = (base + i) >> chunk_shift_;
+    const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(((region + 1) << chunk_shift_) - base, kPagesPerBlock));
+    // Each chunk found stays held busy while a later region may still need a
+    // chunk (and so evict), as move_pages holds it; a full GPU's case in line.
+    std::uint32_t& s = a.chunk_slot[gi][region];
+    const bool hold = region != last_region;
+    const std::uint32_t chunk = s == kNoSlot && replaces_first_chunk(g)
+                                    ? (s = replace_first_chunk(g, slot, base + i, t, hold))
+                                    : chunk_for(slot, a, g, base + i, t, hold);
+    PhysicalChunk& c = gpu.memory.chunk(chunk);
+    std::uint32_t moved = 0;
+    for (std::uint32_t w = i / 64; w * 64 < end; ++w) {
+      std::uint64_t x = want[w];
+      if (w * 64 < i) x &= ~std::uint64_t{0} << (i - w * 64);
+      if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
+      if (x == 0) continue;
+      for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
+        PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
+        st.copies = dbit;
+        st.mapped = st.accessed_by == 0 ? unadvised_mapping : mappings_for(a, st);
+      }
+      const std::uint64_t filled = x & ~copied[w];  // zero-filled at the destination
+      if (filled) {
+        set_mask_word(populated, w, mask_word(populated, w) | filled);
+        for (std::uint64_t y = filled; y != 0; y &= y - 1) ++zero_filled;
+      }
+      set_mask_word(resident, w, mask_word(resident, w) | x);
+    }
+    // The policy hears of a chunk's first resident page with the count at one,
+    // as move_pages tells it page by page.
+    if (c.resident == 0 && !c.fresh) {
+      c.resident = 1;
+      eviction_->on_chunk_residency_changed(ChunkInfo{g, chunk, slot, c.first_page}, true, t);
+      c.resident += moved - 1;
+    } else {
+      c.resident += moved;
+    }
+    c.fresh = false;
+    i = next_page(want, end);
+  }
+  if (!busy_chunks_.empty()) clear_busy_chunks();
+  Bytes bytes = 0;
+  Nanos busy = 0;
+  add_page_runs(copied, first / 64, last_word + 1, run_ns_h2d_.data(), bytes, busy);
+  Nanos done = t;
+  if (bytes) {  // as issue_copies does for a CPU-to-GPU batch
+    done = std::max(t, gpu.h2d.schedule(copy_client_, t, profile_.h2d.latency_ns + busy));
+    counters().bytes_h2d += bytes;
+  }
+  // The GPU zero-fills the pages it populates (in parallel with the copies).
+  if (const Nanos fill = profile_.zero_fill_ns(zero_filled); fill > 0) done = std::max(done, t + fill);
+  return done;
+}
+
+}  // namespace umsim::sim
