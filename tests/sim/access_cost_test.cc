@@ -237,6 +237,15 @@ TEST(AccessCost, PrefetchOnABusyStreamIsQueued) {
   ASSERT_EQ(r.kernels.size(), 2u);
   EXPECT_EQ(r.kernels[0].start_ns, 3494u);
   EXPECT_EQ(r.kernels[1].start_ns, 16926u);
+  // The queued migration starts when the host issued it (3444), not when the
+  // host got back from the queueing (3494): the two calls alone end at 6668.
+  const auto two_calls = TraceBuilder()
+                             .alloc("A", 8_KiB)
+                             .cpu_write("A")
+                             .prefetch("A", Processor::gpu(0), 1, 0, 4_KiB)
+                             .prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB)
+                             .build();
+  EXPECT_EQ(replay(two_calls, options_for(p)).total.time_ns, 6668u);
   // A kernel pending on the stream makes it busy too: the call is queued.
   const auto behind_kernel = TraceBuilder()
                                  .alloc("A", 4_KiB)
