@@ -42,15 +42,10 @@ void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMas
   Allocation& a = allocs_[slot];
   const std::uint64_t base = block * kPagesPerBlock;
   const std::size_t first = pages._Find_first();
-  MigrationNotice n;
-  n.alloc = slot;
-  n.block = block;
-  n.pages = pages;
-  n.from = from;
-  n.to = to;
-  n.cause = cause;
-  n.preferred = a.pages[base + first].preferred >= 0 ? Processor{a.pages[base + first].preferred} : Processor::none();
-  n.now = now;
+  const std::int8_t preferred = a.pages[base + first].preferred;
+  // Built whole: the 64-byte mask is copied once, not cleared first (twice a block service).
+  const MigrationNotice n{slot, block, pages, from, to, cause,
+                          preferred >= 0 ? Processor{preferred} : Processor::none(), now};
   const ThrashingResponse r = thrashing_->on_migration(n);
   if (r.thrashing.any()) counters().thrashing_events += r.thrashing.count();  // count() is a libgcc call per word
   if (r.action != ThrashingAction::kNone) apply_thrashing_response(slot, block, r, requester, now);

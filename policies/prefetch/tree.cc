@@ -50,25 +50,25 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     if (leaves == 0 || leaves > sim::kPagesPerBlock) return;
     if (r.fault_migrations_to_destination < min_faults_) return;
     // One pass over the request's words builds every mask the steps use (a
-    // fault-heavy replay asks once per fault, mostly with a single page).
-    const PageWords faulted_in = PageWords::of(r.faulted);
-    const PageWords excluded = PageWords::of(r.excluded);
-    const PageWords thrashing_pages = PageWords::of(r.thrashing);
-    const PageWords resident = PageWords::of(r.resident_on_destination);
-    const bool to_cpu = r.destination.is_cpu();
+    // fault-heavy replay asks once per fault, mostly with a single page),
+    // reading the request's masks in place.
     // Pages that block big-page growth and seeding: the thrashing policy's pages and,
     // unless the destination is the CPU (where `excluded` also lists CPU-mapped pages),
     // every excluded page (pinned pages count as thrashing in the driver).
-    PageWords faulted, thrashing, tree, drop;
+    const std::uint64_t excluded_block = r.destination.is_cpu() ? 0 : ~std::uint64_t{0};
+    PageWords faulted, thrashing, tree, drop, seeds;
     std::uint64_t any_faulted = 0;
     for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
       const std::uint64_t keep = sim::pages_below_in_word(leaves, i);
-      faulted.w[i] = faulted_in.w[i] & keep;
+      const std::uint64_t excluded = PageWords::word(r.excluded, i), thrashing_pages = PageWords::word(r.thrashing, i);
+      const std::uint64_t resident = PageWords::word(r.resident_on_destination, i);
+      faulted.w[i] = PageWords::word(r.faulted, i) & keep;
       any_faulted |= faulted.w[i];
-      thrashing.w[i] = thrashing_pages.w[i] | (to_cpu ? 0 : excluded.w[i]);
-      tree.w[i] = (resident.w[i] | faulted.w[i]) & keep;
+      thrashing.w[i] = thrashing_pages | (excluded & excluded_block);
+      seeds.w[i] = faulted.w[i] & ~thrashing.w[i];  // step 4 walks from the faulted pages that do not thrash
+      tree.w[i] = (resident | faulted.w[i]) & keep;
       // Step 5: faulted, excluded, thrashing and already resident pages never move as prefetch.
-      drop.w[i] = faulted.w[i] | excluded.w[i] | thrashing_pages.w[i] | resident.w[i];
+      drop.w[i] = faulted.w[i] | excluded | thrashing_pages | resident;
     }
     if (any_faulted == 0) return;
 
@@ -77,8 +77,6 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       region.fill(0, leaves);
     } else if (!r.preferred_location_elsewhere) {
       grow_big_pages(tree, faulted, thrashing, leaves);
-      PageWords seeds = faulted;
-      seeds.clear(thrashing);
       walk_tree(tree, seeds, leaves, region);
     }
     std::uint64_t words[PageWords::kWords];
