@@ -358,9 +358,11 @@ class Engine {
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
   MigrationDecision decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
                            trace::AccessType type, const BlockState& bs, Nanos now);
-  // `used` (optional) receives the request given to the policy.
+  // `used` (optional) receives the request given to the policy; `added`
+  // (optional, empty) the pages it adds to migrate and duplicate.
   void add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor dest, const PageMask& faulted,
-                           PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used = nullptr);
+                           PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used = nullptr,
+                           PageMask* added = nullptr);
   // prefetch_beyond.cc: the prefetch policy's pages of other blocks (PrefetchPolicy::prefetch_beyond).
   void prefetch_beyond(const PrefetchRequest& request, Nanos& now);
   // short_fault_service.cc: the short path of a block service whose faulted

@@ -236,7 +236,8 @@ MigrationDecision Engine::decide(AllocSlot slot, std::uint64_t page, const PageS
 }
 
 void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor dest, const PageMask& faulted,
-                                 PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used) {
+                                 PageMask& migrate, PageMask& duplicate, Nanos now, PrefetchRequest* used,
+                                 PageMask* added) {
   Allocation& a = allocs_[slot];
   const BlockState& bs = a.blocks[block];
   const std::uint64_t base = block * kPagesPerBlock;
@@ -293,6 +294,7 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
         const PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
         if ((st.flags & kReadMostly) && st.copies) dup |= y & -y;
       }
+    if (added) set_mask_word(*added, w, x & ~(mask_word(migrate, w) | mask_word(duplicate, w)));
     if (dup) set_mask_word(duplicate, w, mask_word(duplicate, w) | dup);
     set_mask_word(migrate, w, mask_word(migrate, w) | (x & ~dup));
   }
@@ -410,10 +412,8 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     if (bs.last_destination == requester.code) bs.fault_migrations += moved;
     else bs.fault_migrations = moved, bs.last_destination = requester.code;
     if (prefetch_ && elsewhere_used == 0) {
-      const PageMask before = migrate | duplicate;
       add_policy_prefetch(slot, block, requester, faulted_moving, migrate, duplicate, now,
-                          prefetch_beyond_budget_ ? &beyond_request_ : nullptr);
-      policy_pages = (migrate | duplicate) & ~before;
+                          prefetch_beyond_budget_ ? &beyond_request_ : nullptr, &policy_pages);
     }
   }
 
