@@ -26,11 +26,10 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from tune_profile import set_values
+from tune_profile import names_an_input, replay_profile_text, set_values
 
 NAME = "fit_cpu_faults.py"
 # (direction, fault-cost key, faulted-page key, word-cost key, page phase, word phase)
@@ -84,20 +83,14 @@ def values_of(toml, path):
 
 
 def simulate(umsim, trace, toml, tmp, tag):
-    prof = os.path.join(tmp, f"{tag}.toml")
-    out = os.path.join(tmp, f"{tag}.json")
-    with open(prof, "w") as f:
-        f.write(toml)
-    subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", out, "-q"], check=True)
-    with open(out) as f:
-        return {p["name"]: p["counters"] for p in json.load(f)["phases"]}
+    return {p["name"]: p["counters"] for p in replay_profile_text(umsim, trace, toml, tmp, tag)["phases"]}
 
 
 def main():
     if len(sys.argv) < 6:
         fail("usage: fit_cpu_faults.py PROFILE.toml UMSIM TRACE OUT.toml RUN.json [RUN.json ...]")
     profile, umsim, trace, out, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-    if any(os.path.realpath(out) == os.path.realpath(p) for p in [profile, umsim, trace] + runs):
+    if names_an_input(out, [profile, umsim, trace] + runs):
         fail(f"OUT.toml '{out}' names an input")
     measured = [phase_times(r) for r in runs]
     hw = {p: statistics.median(m[p] for m in measured) for p in PHASES}

@@ -18,7 +18,7 @@ import os
 import statistics
 import sys
 
-from tune_profile import set_values
+from tune_profile import names_an_input, set_values
 
 KEY = "host.launch_after_memset_cost"
 
@@ -57,7 +57,7 @@ def main():
     if len(sys.argv) < 4:
         sys.exit("usage: fit_launch_after_memset.py PROFILE.toml OUT.toml RUN.json [RUN.json ...]")
     profile, out, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    if any(os.path.realpath(out) == os.path.realpath(p) for p in [profile] + runs):
+    if names_an_input(out, [profile] + runs):
         sys.exit(f"fit_launch_after_memset.py: OUT.toml '{out}' names an input")
     gaps = [gap_ns(r) for r in runs]
     value = round(statistics.median(gaps))

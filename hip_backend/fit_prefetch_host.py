@@ -24,11 +24,10 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from tune_profile import set_values
+from tune_profile import names_an_input, replay_profile_text, set_values
 
 NAME = "fit_prefetch_host.py"
 QUEUED, TO_CPU = "prefetch.queued_call_cost", "prefetch.to_cpu_page_cost"
@@ -67,19 +66,16 @@ def with_keys(text, values):
 
 
 def simulate(umsim, trace, toml, tmp, tag):
-    prof = os.path.join(tmp, f"{tag}.toml")
-    out = os.path.join(tmp, f"{tag}.json")
-    with open(prof, "w") as f:
-        f.write(toml)
-    subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", out, "-q"], check=True)
-    return measures(out, "umsim replay")
+    path = os.path.join(tmp, f"{tag}.json")  # where replay_profile_text writes it
+    replay_profile_text(umsim, trace, toml, tmp, tag)
+    return measures(path, "umsim replay")
 
 
 def main():
     if len(sys.argv) < 6:
         fail("usage: fit_prefetch_host.py PROFILE.toml UMSIM TRACE OUT.toml RUN.json [RUN.json ...]")
     profile, umsim, trace, out, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-    if any(os.path.realpath(out) == os.path.realpath(p) for p in [profile, umsim, trace] + runs):
+    if names_an_input(out, [profile, umsim, trace] + runs):
         fail(f"OUT.toml '{out}' names an input")
     measured = [measures(r, "umsim-hip replay") for r in runs]
     hw_gap = statistics.median(m[0] for m in measured)

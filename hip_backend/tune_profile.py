@@ -68,6 +68,25 @@ def run_sim(umsim, trace, profile, tmp):
         return json.load(f)
 
 
+def replay_profile_text(umsim, trace, toml, tmp, tag):
+    """Writes `toml` as a profile in `tmp` (files named by `tag`, so several
+    replays may share the folder), replays `trace` with it in `umsim replay`
+    and returns the result's JSON."""
+    prof = os.path.join(tmp, f"{tag}.toml")
+    out = os.path.join(tmp, f"{tag}.json")
+    with open(prof, "w") as f:
+        f.write(toml)
+    subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", out, "-q"], check=True)
+    with open(out) as f:
+        return json.load(f)
+
+
+def names_an_input(out, inputs):
+    """Whether the output path is one of the inputs (the fit scripts refuse it:
+    a failed run must never overwrite what it read)."""
+    return any(os.path.realpath(out) == os.path.realpath(p) for p in inputs)
+
+
 def score(errors):
     """Mean absolute relative error first: a median would let one run (the
     isolated faults, whose batches hold a single fault) stay arbitrarily wrong."""

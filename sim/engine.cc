@@ -201,7 +201,7 @@ void Engine::dispatch(const Event& e) {
     throw SimulationError(fmt::format("{} inside kernel '{}' (only GPU accesses and kernel_end may appear there)",
                                       trace::to_string(e.kind), open_kernel_name()));
   if (e.kind != EventKind::kPhase) phase_.any = true;
-  if (e.kind == EventKind::kKernelBegin) stream_ready(e.stream), stream_after_held_prefetch_[e.stream] = 0;
+  if (e.kind == EventKind::kKernelBegin) end_held_prefetch(e.stream);
   if (e.kind == EventKind::kPrefetch && profile_.prefetch_queued_call_ns) return prefetch_call(e);
   if (timeline_) {
     if (is_stream_work(e.kind)) return issue_stream_work(e);
@@ -546,12 +546,15 @@ void Engine::on_sync(const Event& e) {
       // Waits for the streams whose last work ran on (or prefetched to) that GPU.
       const int g = checked_gpu(e.processor, "sync");
       for (std::size_t s = 0; s < stream_ready_.size(); ++s)
-        if (stream_gpu_[s] == g) host_now_ = std::max(host_now_, stream_ready_[s]), stream_after_held_prefetch_[s] = 0;
+        if (stream_gpu_[s] == g) {
+          host_now_ = std::max(host_now_, stream_ready_[s]);
+          end_held_prefetch(static_cast<trace::StreamId>(s));
+        }
       return;
     }
     case trace::SyncScope::kStream:
       host_now_ = std::max(host_now_, stream_ready(e.stream));
-      stream_after_held_prefetch_[e.stream] = 0;
+      end_held_prefetch(e.stream);
       return;
   }
   throw SimulationError("unknown sync scope");

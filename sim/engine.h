@@ -544,6 +544,9 @@ class Engine {
   // held until its migration ends on an idle stream, queued on a busy one.
   void prefetch_call(const trace::Event& e);
   bool stream_looks_idle(trace::StreamId s);
+  // A kernel launch or a sync on the stream: a later call no longer follows
+  // a held one (the stream's own time tells whether it is busy).
+  void end_held_prefetch(trace::StreamId s);
   void on_advise(const trace::Event& e);
   void prefetch_in_place(Allocation& a, AllocSlot slot, const trace::Event& e, Processor dest, Nanos& stream_done);
 

@@ -99,6 +99,11 @@ void Engine::prefetch_call(const Event& e) {
   }
 }
 
+void Engine::end_held_prefetch(trace::StreamId s) {
+  stream_ready(s);  // sizes the per-stream state
+  stream_after_held_prefetch_[s] = 0;
+}
+
 bool Engine::stream_looks_idle(trace::StreamId s) {
   if (stream_ready(s) > host_now_ || stream_after_held_prefetch_[s]) return false;
   if (s < actor_index_.size() && actor_index_[s] != kNoSlot && !actors_[actor_index_[s]].queue.empty()) return false;
