@@ -49,7 +49,7 @@ CPU_FAULT_KEYS = ["cpu.first_touch_cost", "cpu.fault_cost", "cpu.collapse_fault_
 # Scaled with the CPU page-fault keys where the profile has them (later keys).
 OPTIONAL_CPU_FAULT_KEYS = ["cpu.read_fault_cost"]
 # Scaled with the GPU-fault keys where the profile has them (later keys).
-OPTIONAL_GPU_FAULT_KEYS = ["faults.duplicated_page_cost"]
+OPTIONAL_GPU_FAULT_KEYS = ["faults.duplicated_page_cost", "faults.run_cost"]
 # The fault interrupt's wake-up of an idle servicer, paid once per faulting
 # kernel: set (not scaled) to what the probe's isolated faults take beyond the
 # scaled service, where the probe has them. An isolated fault's latency does

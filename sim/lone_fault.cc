@@ -53,6 +53,7 @@ bool Engine::lone_faults_apply() const {
   const auto cleared =
       static_cast<std::uint8_t>(kInFaultBuffer | kFaultWrite | (bs.pin_until <= now ? kPinned : 0));
   if (profile_.fault_migrated_page_ns != 0 && copied) now += profile_.fault_migrated_page_ns;
+  if (profile_.fault_run_ns && copied) now += *profile_.fault_run_ns;  // one run: the page
 
   // A chunk for the page (chunk_for), by evicting the order's first where memory is full.
   Nanos t = now;

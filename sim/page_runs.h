@@ -41,4 +41,18 @@ namespace umsim::sim {
   close();
 }
 
+// The number of runs of consecutive set pages in words [first, end) of a
+// block's mask (a run may cross words): a run starts at a set bit whose lower
+// neighbour is clear.
+inline std::uint32_t count_page_runs(const std::uint64_t* words, std::uint32_t first, std::uint32_t end) {
+  std::uint32_t runs = 0;
+  std::uint64_t carry = 0;  // the previous word's top bit
+  for (std::uint32_t w = first; w < end; ++w) {
+    const std::uint64_t x = words[w];
+    runs += static_cast<std::uint32_t>(std::popcount(x & ~((x << 1) | carry)));
+    carry = x >> 63;
+  }
+  return runs;
+}
+
 }  // namespace umsim::sim

@@ -312,7 +312,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "wakeup_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
             "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost", "duplicated_page_cost",
-            "revoke_duplicate_page_cost", "cold_start_cost", "cold_start_time", "cold_start_carry"});
+            "revoke_duplicate_page_cost", "run_cost", "cold_start_cost", "cold_start_time", "cold_start_carry"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -330,6 +330,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("duplicate_va_block_cost")) p.fault_duplicate_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("migrated_page_cost")) p.fault_migrated_page_ns = t.duration("migrated_page_cost");
     if (t.has("duplicated_page_cost")) p.fault_duplicated_page_ns = t.duration("duplicated_page_cost");
+    if (t.has("run_cost")) p.fault_run_ns = t.duration("run_cost");
     if (t.has("revoke_duplicate_page_cost")) p.fault_revoke_duplicate_page_ns = t.duration("revoke_duplicate_page_cost");
     t.finish();
   }
@@ -494,6 +495,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.cpu_faulted_read_ns) j["cpu"]["faulted_page_read_cost_ns"] = *p.cpu_faulted_read_ns;
   if (p.cpu_faulted_write_ns) j["cpu"]["faulted_page_write_cost_ns"] = *p.cpu_faulted_write_ns;
   if (p.prefetch_queued_call_ns) j["prefetch"]["queued_call_cost_ns"] = *p.prefetch_queued_call_ns;
+  if (p.fault_run_ns) j["faults"]["run_cost_ns"] = *p.fault_run_ns;
   if (p.prefetch_to_cpu_page_ns) j["prefetch"]["to_cpu_page_cost_ns"] = *p.prefetch_to_cpu_page_ns;
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();

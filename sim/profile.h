@@ -112,6 +112,11 @@ struct HardwareProfile {
   // (unmapping the source, DMA mapping, page-table updates) that makes
   // fault-driven migration slower than the link. 0: only the copy is charged.
   Nanos fault_migrated_page_ns = 0;
+  // Per contiguous run of pages a fault service copies into a VA block: the
+  // driver's work per copy operation (and its mappings), so that a block's
+  // scattered 64 KiB regions cost more than the same bytes in one run
+  // (hip_backend/results/h200-pcie5/diag_fault_runs). Unset: 0.
+  std::optional<Nanos> fault_run_ns;
   // Per faulted page a GPU write takes from read duplication: before the writer
   // may map the page writable, the page's other copies (the CPU's) are revoked
   // and unmapped. 0: only the ordinary service is charged.

@@ -123,6 +123,15 @@ bool Engine::short_path_applies() const {
   const auto cleared =
       static_cast<std::uint8_t>(kInFaultBuffer | kFaultWrite | (bs.pin_until <= now ? kPinned : 0));
   if (profile_.fault_migrated_page_ns != 0) now += static_cast<Nanos>(copied) * profile_.fault_migrated_page_ns;
+  if (profile_.fault_run_ns && copied) {
+    // Runs of consecutive pages with a host copy (service_block's copy_runs).
+    std::uint32_t runs = 0;
+    for (std::uint32_t k = 0; k < n; ++k)
+      if (block_pages[pages[k]].copies &&
+          (k == 0 || pages[k - 1] + 1 != pages[k] || !block_pages[pages[k - 1]].copies))
+        ++runs;
+    now += static_cast<Nanos>(runs) * *profile_.fault_run_ns;
+  }
   now = move_host_pages(slot, a, block, pages, n, cleared, requester, now);
   return true;
 }

@@ -3,6 +3,8 @@
 // (sim_test_util.h): transaction units for resident and remote touches, the
 // per-page cost of fault-driven migration, prefetch calls, kernel launches
 // and CPU touches by cache line.
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/sim/sim_test_util.h"
@@ -161,6 +163,31 @@ TEST(AccessCost, MigratedPageCostCountsEveryMovedPage) {
   const Nanos plain = replay(t, options_for(p)).kernels[0].counters.time_ns;
   p.fault_migrated_page_ns = 300;
   EXPECT_EQ(replay(t, options_for(p)).kernels[0].counters.time_ns, plain + 4 * 300);
+}
+
+// faults.run_cost 700 per contiguous run of pages a fault service copies:
+// one batch faulting pages 0, 1 and 3 of a CPU-written block copies two runs
+// ({0, 1} and {3}): 2 * 700 on top of the plain service, on the short path
+// (unadvised pages) and on the general one (AccessedBy advice, which keeps the
+// migration); a one-page fault pays one run; a GPU first touch copies nothing.
+TEST(AccessCost, FaultServiceCostsPerCopyRun) {
+  auto three_pages = [](bool advised) {
+    TraceBuilder b;
+    b.alloc("A", 64_KiB).cpu_write("A");
+    if (advised) b.advise("A", trace::Advice::kSetAccessedBy, Processor::cpu());
+    return b.kernel("k", 0, 0).read("A", 0, 8_KiB).read("A", 12_KiB, 4_KiB).end().build();
+  };
+  const auto one_page = TraceBuilder().alloc("A", 4_KiB).cpu_write("A").kernel("k", 0, 0).read("A").end().build();
+  const auto fresh = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().build();
+  HardwareProfile p = round_profile();
+  std::vector<Nanos> plain;
+  for (const auto& t : {three_pages(false), three_pages(true), one_page, fresh})
+    plain.push_back(replay(t, options_for(p)).kernels[0].counters.time_ns);
+  p.fault_run_ns = 700;
+  EXPECT_EQ(replay(three_pages(false), options_for(p)).kernels[0].counters.time_ns, plain[0] + 2 * 700);
+  EXPECT_EQ(replay(three_pages(true), options_for(p)).kernels[0].counters.time_ns, plain[1] + 2 * 700);
+  EXPECT_EQ(replay(one_page, options_for(p)).kernels[0].counters.time_ns, plain[2] + 700);
+  EXPECT_EQ(replay(fresh, options_for(p)).kernels[0].counters.time_ns, plain[3]);
 }
 
 // prefetch.call_cost 700: CPU writes one page (110); the prefetch starts at

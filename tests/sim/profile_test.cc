@@ -420,6 +420,15 @@ TEST(Profile, DuplicatedPageCostDefaultsToTheMigratedPageCost) {
   EXPECT_EQ(error_of(replace(with, "\"70ns\"", "\"fast\"")).rfind("p.toml:31: 'faults.duplicated_page_cost'", 0), 0u);
 }
 
+// faults.run_cost is optional: unset, no cost and no key in the results'
+// profile echo; set, parsed as a duration and echoed.
+TEST(Profile, RunCostIsOptional) {
+  EXPECT_FALSE(parse_profile(good_profile(), "p.toml").fault_run_ns.has_value());
+  const std::string with = replace(good_profile(), "page_cost = \"200ns\"\n", "page_cost = \"200ns\"\nrun_cost = \"5us\"\n");
+  EXPECT_EQ(parse_profile(with, "p.toml").fault_run_ns, 5000u);
+  EXPECT_EQ(error_of(replace(with, "\"5us\"", "\"soon\"")).rfind("p.toml:30: 'faults.run_cost'", 0), 0u);
+}
+
 TEST(Profile, MissingKeysAndSyntaxErrors) {
   EXPECT_EQ(error_of(replace(good_profile(), "page_cost = \"200ns\"\n", "")),
             "p.toml:24: missing key 'faults.page_cost'");
