@@ -28,8 +28,7 @@ namespace umsim::sim {
   // The visit stops at the chunk's last resident page (c.resident of them): a
   // 2 MiB chunk evicted with a few pages need not scan its whole mask.
   std::uint32_t left = c.resident;
-  auto visit = [&](std::uint32_t i) __attribute__((always_inline)) {
-    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));  // no bounds check
+  auto leave = [&](std::uint32_t i) __attribute__((always_inline)) {  // page i, out of the resident mask already
     const std::uint64_t p = base + i;
     PageState& st = a.pages[p];
     const bool sole = st.copies == gbit;
@@ -38,10 +37,15 @@ namespace umsim::sim {
     st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
     st.mapped = mappings_for(a, st);  // AccessedBy GPUs keep a remote mapping (map_remote_on_eviction)
     st.flags &= static_cast<std::uint8_t>(~kPinned);
+  };
+  auto visit = [&](std::uint32_t i) __attribute__((always_inline)) {
+    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));  // no bounds check
+    leave(i);
     return --left != 0;
   };
   const auto first_in_block = static_cast<std::uint32_t>(c.first_page - base);
   if (left == 1 && pages_per_chunk_ == 1) visit(first_in_block);  // a 4 KiB chunk: its page, no mask walk
+  else if (pages_per_chunk_ == kPagesPerBlock) take_pages(resident, left, leave);  // the chunk is the block
   else if (left) for_each_page_in(resident, first_in_block, pages_per_chunk_, visit);
   if (run) end_run();
   if (c.resident) {

@@ -84,4 +84,19 @@ template <typename Fn>
   }
 }
 
+// Calls fn(page) for the `count` set pages of the mask, lowest first, and
+// clears them a word at a time: an evicted 2 MiB chunk's pages (its whole
+// VA block's mask, with one or a few pages set), without for_each_page_in's
+// window arithmetic or a store per page. The caller knows the count (the
+// chunk's resident pages); the walk stops at the last of them.
+template <typename Fn>
+[[gnu::always_inline]] inline void take_pages(PageMask& mask, std::uint32_t count, Fn&& fn) {
+  for (std::uint32_t w = 0; count != 0 && w < kPagesPerBlock / 64; ++w) {
+    std::uint64_t x = mask_word(mask, w);
+    if (x == 0) continue;
+    set_mask_word(mask, w, 0);
+    for (; x != 0; x &= x - 1, --count) fn(w * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
+  }
+}
+
 }  // namespace umsim::sim
