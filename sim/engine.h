@@ -353,6 +353,9 @@ class Engine {
   // Services the batch's only faulted page of a VA block (page i of the
   // block; short_fault_service.cc).
   void service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i);
+  // service_page for the batch's runs (fault_runs_) from `r` on while each is
+  // one page, in one call; returns the first run of more pages (or the end).
+  std::size_t service_page_runs(std::size_t r);
   // Services the batch's faulted pages (`unique` of them) of one VA block.
   void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);
   std::uint32_t copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate, const PageMask* host_copies,

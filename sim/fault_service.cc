@@ -151,8 +151,12 @@ void Engine::service_fault_batch() {
   ++kernel_counters_.fault_batches;
   group_faults();
   for (std::size_t r = 0; r < fault_runs_.size(); ++r) {
-    // Single pages in one pass (lone_fault.cc) while they allow it.
-    if (lone_pages_ && (r = service_lone_runs(r)) == fault_runs_.size()) break;
+    // Single pages in one pass (lone_fault.cc) while they allow it, or in one loop.
+    if (lone_pages_) {
+      if ((r = service_lone_runs(r)) == fault_runs_.size()) break;
+    } else if ((r = service_page_runs(r)) == fault_runs_.size()) {
+      break;
+    }
     const FaultRun& run = fault_runs_[r];
     const auto slot = static_cast<AllocSlot>(run.block_key >> kAllocShift);
     const std::uint64_t block = run.block_key & kBlockMask;

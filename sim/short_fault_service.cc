@@ -143,6 +143,23 @@ void Engine::service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) 
   service_block(slot, block, faulted, 1);
 }
 
+// Scattered faults make runs of one page each: serviced in one loop, without
+// a call (and its register saves) per page.
+std::size_t Engine::service_page_runs(std::size_t r) {
+  for (; r < fault_runs_.size(); ++r) {
+    const FaultRun& run = fault_runs_[r];
+    if (run.end - run.begin != 1) break;
+    const FaultEntry entry = fault_buffer_[run.begin];
+    const std::uint64_t block = entry.page() / kPagesPerBlock;
+    const auto i = static_cast<std::uint32_t>(entry.page() % kPagesPerBlock);
+    if (try_service_short(entry.alloc(), block, &i, 1)) continue;
+    PageMask faulted;
+    faulted.set(i);
+    service_block(entry.alloc(), block, faulted, 1);
+  }
+  return r;
+}
+
 bool Engine::service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n) {
   return try_service_short(slot, block, pages, n);
 }
