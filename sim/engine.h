@@ -358,8 +358,8 @@ class Engine {
   std::size_t service_page_runs(std::size_t r);
   // Services the batch's faulted pages (`unique` of them) of one VA block.
   void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);
-  std::uint32_t copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate, const PageMask* host_copies,
-                          const PageMask& duplicate) const;
+  std::uint32_t copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate,
+                          const PageMask* host_copies) const;
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
   MigrationDecision decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
                            trace::AccessType type, const BlockState& bs, Nanos now);

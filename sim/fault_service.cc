@@ -305,16 +305,12 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   }
 }
 
-// The contiguous runs of pages a block service copies to the requester
-// (faults.run_cost): its migrations that read another copy (`host_copies`
-// where the caller found them all in host memory) and its read-only duplicates.
+// The contiguous runs of pages a block service migrates to the requester from
+// another copy (faults.run_cost; `host_copies` where the caller found them all
+// in host memory). Read-only duplicates are left out: read duplication has its
+// own costs, fitted on their own calibration runs.
 std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate,
-                                const PageMask* host_copies, const PageMask& duplicate) const {
-  auto runs = [](const PageMask& m) {
-    std::uint64_t words[kPagesPerBlock / 64];
-    for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) words[w] = mask_word(m, w);
-    return count_page_runs(words, 0, kPagesPerBlock / 64);
-  };
+                                const PageMask* host_copies) const {
   PageMask copied;
   if (host_copies) {
     copied = *host_copies;
@@ -324,7 +320,9 @@ std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const P
       return true;
     });
   }
-  return runs(copied) + runs(duplicate);
+  std::uint64_t words[kPagesPerBlock / 64];
+  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) words[w] = mask_word(copied, w);
+  return count_page_runs(words, 0, kPagesPerBlock / 64);
 }
 
 void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique) {
@@ -479,7 +477,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   if (const Nanos ns = profile_.fault_migrated_page_ns; ns != 0)
     now += (from_host ? count_pages(host_copies) : with_copy(migrate)) * ns;
   if (const Nanos ns = profile_.duplicated_page_ns(); ns != 0) now += with_copy(duplicate) * ns;
-  if (profile_.fault_run_ns) now += copy_runs(a, base, migrate, from_host ? &host_copies : nullptr, duplicate) * *profile_.fault_run_ns;
+  if (profile_.fault_run_ns) now += copy_runs(a, base, migrate, from_host ? &host_copies : nullptr) * *profile_.fault_run_ns;
   // Pages this service makes the requester's sole copy while other copies
   // exist (a write ending read duplication, faulted or pulled in with it): the
   // other holders' mappings are revoked first.

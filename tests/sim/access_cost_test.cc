@@ -169,7 +169,8 @@ TEST(AccessCost, MigratedPageCostCountsEveryMovedPage) {
 // one batch faulting pages 0, 1 and 3 of a CPU-written block copies two runs
 // ({0, 1} and {3}): 2 * 700 on top of the plain service, on the short path
 // (unadvised pages) and on the general one (AccessedBy advice, which keeps the
-// migration); a one-page fault pays one run; a GPU first touch copies nothing.
+// migration); a one-page fault pays one run; a GPU first touch copies nothing,
+// nor does a read duplication of ReadMostly pages pay it (its costs are apart).
 TEST(AccessCost, FaultServiceCostsPerCopyRun) {
   auto three_pages = [](bool advised) {
     TraceBuilder b;
@@ -179,15 +180,24 @@ TEST(AccessCost, FaultServiceCostsPerCopyRun) {
   };
   const auto one_page = TraceBuilder().alloc("A", 4_KiB).cpu_write("A").kernel("k", 0, 0).read("A").end().build();
   const auto fresh = TraceBuilder().alloc("A", 4_KiB).kernel("k", 0, 0).write("A").end().build();
+  const auto duplicated = TraceBuilder()
+                              .alloc("A", 64_KiB)
+                              .cpu_write("A")
+                              .advise("A", trace::Advice::kSetReadMostly)
+                              .kernel("k", 0, 0).read("A", 0, 8_KiB).read("A", 12_KiB, 4_KiB).end()
+                              .build();
   HardwareProfile p = round_profile();
   std::vector<Nanos> plain;
-  for (const auto& t : {three_pages(false), three_pages(true), one_page, fresh})
+  for (const auto& t : {three_pages(false), three_pages(true), one_page, fresh, duplicated})
     plain.push_back(replay(t, options_for(p)).kernels[0].counters.time_ns);
   p.fault_run_ns = 700;
   EXPECT_EQ(replay(three_pages(false), options_for(p)).kernels[0].counters.time_ns, plain[0] + 2 * 700);
   EXPECT_EQ(replay(three_pages(true), options_for(p)).kernels[0].counters.time_ns, plain[1] + 2 * 700);
   EXPECT_EQ(replay(one_page, options_for(p)).kernels[0].counters.time_ns, plain[2] + 700);
   EXPECT_EQ(replay(fresh, options_for(p)).kernels[0].counters.time_ns, plain[3]);
+  const Result dup = replay(duplicated, options_for(p));
+  EXPECT_EQ(dup.kernels[0].counters.bytes_h2d, 12_KiB);  // three pages copied, the CPU's kept
+  EXPECT_EQ(dup.kernels[0].counters.time_ns, plain[4]);
 }
 
 // prefetch.call_cost 700: CPU writes one page (110); the prefetch starts at
