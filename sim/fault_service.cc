@@ -306,9 +306,10 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
 }
 
 // The contiguous runs of pages a block service migrates to the requester from
-// another copy (faults.run_cost; `host_copies` where the caller found them all
-// in host memory). Read-only duplicates are left out: read duplication has its
-// own costs, fitted on their own calibration runs.
+// host memory (faults.run_cost; `host_copies` where the caller found every
+// page there). Measured for moves from the host only: runs copied from a peer
+// GPU and read-only duplicates (whose costs are fitted on their own runs) are
+// left out.
 std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate,
                                 const PageMask* host_copies) const {
   PageMask copied;
@@ -316,7 +317,7 @@ std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const P
     copied = *host_copies;
   } else {
     for_each_page(migrate, [&](std::uint32_t i) {
-      if (a.pages[base + i].copies) copied.set(i);
+      if (a.pages[base + i].copies == kCpuBit) copied.set(i);
       return true;
     });
   }
