@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 
+from host_rescale import duration_ns, profile_values
 from tune_profile import names_an_input, replay_profile_text
 
 NAME = "fit_fault_runs.py"
@@ -96,20 +97,19 @@ def faults_table_set(text, values):
     return text[:start] + table + text[end:]
 
 
-def faults_values(text):
+def faults_values(text, path):
     """{key: ns} of the scaled [faults] keys (run_cost 0 where absent)."""
-    start, end = faults_table(text)
-    table = text[start:end]
-    units = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    faults_table(text)  # refuses a profile without the table
+    values = profile_values(text)
     out = {}
     for key in SCALED:
-        m = re.search(rf'^{key}\s*=\s*(?:"([0-9.]+)\s*(ns|us|ms|s)"|([0-9]+))', table, flags=re.M)
-        if not m:
+        name = f"faults.{key}"
+        if name not in values:
             if key == "run_cost":
                 out[key] = 0.0
                 continue
-            fail(f"the profile has no faults.{key}")
-        out[key] = float(m.group(3)) if m.group(3) else float(m.group(1)) * units[m.group(2)]
+            fail(f"the profile has no {name}")
+        out[key] = duration_ns(values[name], name, path)
     return out
 
 
@@ -138,7 +138,7 @@ def main():
     hardware = diagnostic_runs(folder)
     with open(profile) as f:
         text = f.read()
-    base = faults_values(text)
+    base = faults_values(text, profile)
     rescale = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host_rescale.py")
     grid = []
     with tempfile.TemporaryDirectory() as tmp:
