@@ -4,8 +4,9 @@
 The first kernel after a managed memset takes host time that its own events do
 not see (about 300 us on an H200, even after the memset was synchronised; the
 kernel after it takes 8-9 us): per run, the "kernel" phase's time less the
-"update" kernel's, and the key is the median over the runs
-(docs/validation.md, "Diagnostics in the same call").
+"update" kernel's, and the key is the median over the runs less the profile's
+host.sync_return_cost where it has one (the phase ends when its sync returns,
+which that key charges) (docs/validation.md, "Diagnostics in the same call").
 
 usage: fit_launch_after_memset.py PROFILE.toml OUT.toml RUN.json [RUN.json ...]
 Each RUN.json is an `umsim-hip replay` result of the trace. PROFILE.toml must
@@ -18,9 +19,11 @@ import os
 import statistics
 import sys
 
+from host_rescale import duration_ns, profile_values
 from tune_profile import names_an_input, set_values
 
 KEY = "host.launch_after_memset_cost"
+SYNC_RETURN_KEY = "host.sync_return_cost"
 
 
 def gap_ns(path):
@@ -60,11 +63,16 @@ def main():
     if names_an_input(out, [profile] + runs):
         sys.exit(f"fit_launch_after_memset.py: OUT.toml '{out}' names an input")
     gaps = [gap_ns(r) for r in runs]
-    value = round(statistics.median(gaps))
     with open(profile) as f:
         text = f.read()
     if not has_key(text, KEY):
         sys.exit(f"fit_launch_after_memset.py: {profile}: no {KEY} key in its [host] table to update")
+    values = profile_values(text)
+    sync_return = duration_ns(values[SYNC_RETURN_KEY], SYNC_RETURN_KEY, profile) if SYNC_RETURN_KEY in values else 0
+    value = round(statistics.median(gaps) - sync_return)
+    if value < 0:
+        sys.exit(f"fit_launch_after_memset.py: the runs' median gap ({statistics.median(gaps):.0f} ns) is shorter "
+                 f"than {SYNC_RETURN_KEY} ({sync_return:.0f} ns)")
     updated = set_values(text, {KEY: f'"{value}ns"'})
     tmp = out + ".tmp"
     with open(tmp, "w") as f:

@@ -211,7 +211,8 @@ void Engine::dispatch(const Event& e) {
     case EventKind::kAlloc: return on_alloc(e);
     case EventKind::kFree: return on_free(e);
     case EventKind::kKernelBegin:
-      if (const Nanos t = launch_not_before(); t > 0) stream_ready(e.stream) = std::max(stream_ready(e.stream), t);
+      if (const Nanos t = launch_not_before(checked_gpu(e.processor, "kernel")); t > 0)
+        stream_ready(e.stream) = std::max(stream_ready(e.stream), t);
       return on_kernel_begin(e);
     case EventKind::kKernelEnd: return on_kernel_end();
     case EventKind::kGpuAccess:
@@ -442,6 +443,26 @@ Nanos Engine::all_streams_done() const {
   return t;
 }
 
+Nanos Engine::launch_not_before(int gpu) {
+  if (launch_after_memset_) {
+    launch_after_memset_ = false;
+    return host_now_ + profile_.launch_after_memset_ns;
+  }
+  GpuState& g = gpus_[static_cast<std::size_t>(gpu)];
+  // Idle as begin_kernel judges it, at the launch call: no kernel running or
+  // launched within gpu.idle_start_after (the H200's first launch after host
+  // work reaches the GPU about 19 us after the call, the next ones about 2).
+  const Nanos idle_after = profile_.gpu_idle_after_ns;
+  const bool idle = g.kernels_running == 0 && (!g.ran_kernel || host_now_ >= g.kernels_done + idle_after) &&
+                    (!g.launch_issued || host_now_ >= *g.launch_issued + idle_after);
+  g.launch_issued = host_now_;
+  const Nanos gap = idle ? profile_.idle_launch_gap_ns : profile_.launch_gap_ns;
+  if (gap == 0) return 0;
+  // A launch does not overtake the one before it on its way to the GPU.
+  g.launch_reaches = std::max(host_now_ + gap, g.launch_reaches);
+  return g.launch_reaches;
+}
+
 void Engine::on_kernel_begin(const Event& e) {
   begin_kernel(names_->name(e.name), checked_gpu(e.processor, "kernel"), e.stream, e.duration);
 }
@@ -539,21 +560,23 @@ void Engine::on_kernel_end() {
 void Engine::on_sync(const Event& e) {
   switch (e.sync_scope()) {
     case trace::SyncScope::kAll:
-      host_now_ = std::max(host_now_, all_streams_done());
+      host_now_ = sync_returns(all_streams_done());
       std::fill(stream_after_held_prefetch_.begin(), stream_after_held_prefetch_.end(), 0);
       return;
     case trace::SyncScope::kGpu: {
       // Waits for the streams whose last work ran on (or prefetched to) that GPU.
       const int g = checked_gpu(e.processor, "sync");
+      Nanos awaited = 0;
       for (std::size_t s = 0; s < stream_ready_.size(); ++s)
         if (stream_gpu_[s] == g) {
-          host_now_ = std::max(host_now_, stream_ready_[s]);
+          awaited = std::max(awaited, stream_ready_[s]);
           end_held_prefetch(static_cast<trace::StreamId>(s));
         }
+      host_now_ = sync_returns(awaited);
       return;
     }
     case trace::SyncScope::kStream:
-      host_now_ = std::max(host_now_, stream_ready(e.stream));
+      host_now_ = sync_returns(stream_ready(e.stream));
       end_held_prefetch(e.stream);
       return;
   }

@@ -123,6 +123,11 @@ class Engine {
     std::uint32_t kernels_running = 0;
     bool ran_kernel = false;
     Nanos kernels_done = 0;
+    // Host time of the latest kernel launch call for the GPU, and the earliest
+    // start it allowed (host.launch_gap): a kernel issued but not yet replayed
+    // keeps the GPU from counting as idle, and launches reach the GPU in order.
+    std::optional<Nanos> launch_issued;
+    Nanos launch_reaches = 0;
     // Pages (alloc << 40 | page) another GPU's fault service took from this
     // GPU while its kernels ran: their next touch by those kernels counts as
     // done (note_served_pages). Emptied when the last running kernel ends.
@@ -563,12 +568,15 @@ class Engine {
   // A managed memset ran since the last kernel launch: the next launch pays
   // profile_.launch_after_memset_ns of host time (launch_not_before).
   bool launch_after_memset_ = false;
-  // The earliest start of a kernel issued now: the host's launch cost after a
-  // managed memset, else 0 (no bound beyond host and stream time).
-  Nanos launch_not_before() {
-    if (!launch_after_memset_) return 0;
-    launch_after_memset_ = false;
-    return host_now_ + profile_.launch_after_memset_ns;
+  // The earliest start of a kernel issued now on `gpu`: the host's launch cost
+  // after a managed memset, else its launch gap (host.launch_gap, or
+  // host.idle_launch_gap on a GPU idle for gpu.idle_start_after); 0 where
+  // the profile has none (no bound beyond host and stream time).
+  Nanos launch_not_before(int gpu);
+  // Where the host is once a sync that waits for work ending at `awaited`
+  // returns (host.sync_return_cost, host.sync_call_cost).
+  Nanos sync_returns(Nanos awaited) const {
+    return awaited > host_now_ ? awaited + profile_.sync_return_ns : host_now_ + profile_.sync_call_ns;
   }
   // copies.cc: explicit copies, memsets, peer access per GPU pair (format version 2)
   struct CopySide {

@@ -384,12 +384,16 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
-            "launch_after_memset_cost"});
+            "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "sync_return_cost", "sync_call_cost"});
     p.pinned_copy_gbps = t.bandwidth("pinned_copy_gbps");
     p.pageable_copy_gbps = t.bandwidth("pageable_copy_gbps");
     if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.bandwidth("pageable_to_host_copy_gbps");
     if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
     if (t.has("launch_after_memset_cost")) p.launch_after_memset_ns = t.duration("launch_after_memset_cost");
+    if (t.has("launch_gap")) p.launch_gap_ns = t.duration("launch_gap");
+    if (t.has("idle_launch_gap")) p.idle_launch_gap_ns = t.duration("idle_launch_gap");
+    if (t.has("sync_return_cost")) p.sync_return_ns = t.duration("sync_return_cost");
+    if (t.has("sync_call_cost")) p.sync_call_ns = t.duration("sync_call_cost");
     t.finish();
   }
   if (top.has("calibrated_on")) {
@@ -492,6 +496,10 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                {"copy_call_cost_ns", p.copy_call_ns}};
   // Reported where set, so that results under profiles without it stay as they were.
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
+  if (p.launch_gap_ns) j["host"]["launch_gap_ns"] = p.launch_gap_ns;
+  if (p.idle_launch_gap_ns) j["host"]["idle_launch_gap_ns"] = p.idle_launch_gap_ns;
+  if (p.sync_return_ns) j["host"]["sync_return_cost_ns"] = p.sync_return_ns;
+  if (p.sync_call_ns) j["host"]["sync_call_cost_ns"] = p.sync_call_ns;
   if (p.cpu_faulted_read_ns) j["cpu"]["faulted_page_read_cost_ns"] = *p.cpu_faulted_read_ns;
   if (p.cpu_faulted_write_ns) j["cpu"]["faulted_page_write_cost_ns"] = *p.cpu_faulted_write_ns;
   if (p.prefetch_queued_call_ns) j["prefetch"]["queued_call_cost_ns"] = *p.prefetch_queued_call_ns;

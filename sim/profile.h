@@ -257,6 +257,17 @@ struct HardwareProfile {
   // managed memset starts (its own events do not see it; its phase does). 0
   // unless given.
   Nanos launch_after_memset_ns = 0;
+  // [host] launch_gap / idle_launch_gap: host time from a kernel's launch call
+  // to its start on the GPU (outside the kernel's own events, inside its
+  // phase), on a GPU that ran a kernel within gpu.idle_start_after / on one
+  // idle for longer. 0 unless given.
+  Nanos launch_gap_ns = 0;
+  Nanos idle_launch_gap_ns = 0;
+  // [host] sync_return_cost: host time from the end of the work a sync waits
+  // for to the sync's return; sync_call_cost: a sync with nothing left to wait
+  // for. 0 unless given.
+  Nanos sync_return_ns = 0;
+  Nanos sync_call_ns = 0;
   double pageable_d2h_copy_gbps() const { return pageable_to_host_copy_gbps.value_or(pageable_copy_gbps); }
 
   // [calibrated_on]: the machine the values were measured on (free-form

@@ -65,9 +65,8 @@ void Engine::issue_stream_work(const Event& e) {
   w.issued_at = host_now_;
   switch (e.kind) {
     case EventKind::kKernelBegin:
-      checked_gpu(e.processor, "kernel");
       w.kind = StreamWorkKind::kKernel;
-      w.not_before = launch_not_before();
+      w.not_before = launch_not_before(checked_gpu(e.processor, "kernel"));
       w.first = w.end = window_base_ + window_.size();
       w.result_index = result_.kernels.size();
       result_.kernels.emplace_back();  // filled when it ends: results stay in launch order

@@ -780,5 +780,72 @@ TEST(Timing, WriteToAReadDuplicateRevokesTheOtherCopies) {
   EXPECT_EQ(plain.kernels[0].counters.time_ns, r.kernels[0].counters.time_ns);  // reads duplicate: no revocation
 }
 
+// Host time around kernels that their own events do not see (host.launch_gap,
+// host.idle_launch_gap, host.sync_return_cost, host.sync_call_cost; here 2000,
+// 19000, 6000 and 2000 ns). Phase "first": the first launch finds the GPU
+// idle, so k1 starts 19000 after its call and ends at 119000; its sync
+// returns 6000 later (125000). Phase "two": the GPU ran a kernel 6000 ago,
+// so k2 starts 2000 after its call (127000, ends 227000) and k3 follows it
+// on the stream (ends 327000); the sync returns at 333000 (phase 208000).
+// Phase "nothing": a sync with nothing to wait for takes 2000. Phase
+// "streams": k4 on stream 1 and k5 on stream 2 both start 2000 after their
+// calls (337000). Kernel times are unchanged; without the keys phases are
+// their kernels' time.
+TEST(Timing, LaunchGapsAndSyncReturnsAreHostTimeOutsideTheKernels) {
+  const auto t = TraceBuilder()
+                     .phase("first")
+                     .kernel("k1", 0, 100000)
+                     .end()
+                     .sync()
+                     .phase("two")
+                     .kernel("k2", 0, 100000)
+                     .end()
+                     .kernel("k3", 0, 100000)
+                     .end()
+                     .sync()
+                     .phase("nothing")
+                     .sync()
+                     .phase("streams")
+                     .kernel("k4", 0, 100000, 1)
+                     .end()
+                     .kernel("k5", 0, 100000, 2)
+                     .end()
+                     .sync()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.launch_gap_ns = 2000;
+  p.idle_launch_gap_ns = 19000;
+  p.sync_return_ns = 6000;
+  p.sync_call_ns = 2000;
+  for (const bool issue_order : {false, true}) {
+    EngineOptions o = options_for(p);
+    o.issue_order = issue_order;
+    const Result r = replay(t, o);
+    ASSERT_EQ(r.kernels.size(), 5u);
+    ASSERT_EQ(r.phases.size(), 4u);
+    EXPECT_EQ(r.kernels[0].start_ns, 19000u);
+    EXPECT_EQ(r.phases[0].counters.time_ns, 125000u);
+    EXPECT_EQ(r.kernels[1].start_ns, 127000u);
+    EXPECT_EQ(r.kernels[2].start_ns, 227000u);
+    EXPECT_EQ(r.phases[1].counters.time_ns, 208000u);
+    EXPECT_EQ(r.phases[2].counters.time_ns, 2000u);
+    EXPECT_EQ(r.kernels[3].start_ns, 337000u);
+    EXPECT_EQ(r.kernels[4].start_ns, 337000u);
+    for (const ScopeResult& k : r.kernels) EXPECT_EQ(k.counters.time_ns, 100000u) << k.name;
+  }
+  // The first launch finds the GPU idle (19000); the second, on another
+  // stream right after it, would reach the GPU 2000 after its call but does
+  // not overtake the first.
+  const auto both = TraceBuilder().kernel("a", 0, 100000, 1).end().kernel("b", 0, 100000, 2).end().sync().build();
+  const Result r = replay(both, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[0].start_ns, 19000u);
+  EXPECT_EQ(r.kernels[1].start_ns, 19000u);
+  const Result without = replay(t, options_for(round_profile()));
+  EXPECT_EQ(without.phases[0].counters.time_ns, 100000u);
+  EXPECT_EQ(without.phases[1].counters.time_ns, 200000u);
+  EXPECT_EQ(without.phases[2].counters.time_ns, 0u);
+}
+
 }  // namespace
 }  // namespace umsim::sim
