@@ -6,11 +6,8 @@ set -uo pipefail
 fit=$1 tune=$2 rescale=$3 profile=$4 umsim=$5 probe=$6
 diag=hip_backend/results/h200-pcie5/diag_fault_runs
 probes=(hip_backend/results/h200-pcie5/session48/probe/*.json)
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
-fail() { echo "FAIL: $*"; exit 1; }
-mkdir -p "$tmp/bin"
-cp "$fit" "$tune" "$rescale" "$tmp/bin/"  # imports tune_profile.py, runs host_rescale.py from its own folder
-run() { python3 "$tmp/bin/fit_fault_runs.py" "$@"; }
+source "$(dirname "$0")/fit_test_lib.sh"
+fit_setup "$fit" "$tune" "$rescale"
 
 # The committed profile's [faults] as they were before the fit: no run_cost.
 grep -v '^run_cost' "$profile" |
@@ -36,25 +33,18 @@ grep -q '^va_block_cost = "[0-9]*ns" *# per VA block serviced' "$tmp/out.toml" |
 rm -f "$tmp/out.toml"
 cp "$tmp/in.toml" "$tmp/in.copy"
 mkdir -p "$tmp/empty"
-run "$tmp/in.toml" "$umsim" "$probe" "$tmp/empty" "$tmp/out.toml" "${probes[@]}" >"$tmp/log" 2>&1 && fail "a folder without traces accepted"
-grep -q "empty: no traces/\*.umt" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+refused "a folder without traces" "empty: no traces/\*.umt" "$tmp/in.toml" "$umsim" "$probe" "$tmp/empty" "$tmp/out.toml" "${probes[@]}"
 mkdir -p "$tmp/broken/traces"
 cp "$diag/traces/f2_stride_512KiB.umt" "$tmp/broken/traces/"
 echo 'not json' >"$tmp/broken/f2_stride_512KiB.r1.json"
-run "$tmp/in.toml" "$umsim" "$probe" "$tmp/broken" "$tmp/out.toml" "${probes[@]}" >"$tmp/log" 2>&1 && fail "a broken run accepted"
-grep -q "f2_stride_512KiB.r1.json: not an umsim-hip replay result" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+refused "a broken run" "f2_stride_512KiB.r1.json: not an umsim-hip replay result" "$tmp/in.toml" "$umsim" "$probe" "$tmp/broken" "$tmp/out.toml" "${probes[@]}"
 rm "$tmp/broken/f2_stride_512KiB.r1.json"
-run "$tmp/in.toml" "$umsim" "$probe" "$tmp/broken" "$tmp/out.toml" "${probes[@]}" >"$tmp/log" 2>&1 && fail "a trace without runs accepted"
-grep -q "no runs of f2_stride_512KiB" "$tmp/log" || fail "message: $(cat "$tmp/log")"
-run --va-us 2,x "$tmp/in.toml" "$umsim" "$probe" "$diag" "$tmp/out.toml" "${probes[@]}" >"$tmp/log" 2>&1 && fail "a bad grid accepted"
-grep -q "expected comma-separated microseconds" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+refused "a trace without runs" "no runs of f2_stride_512KiB" "$tmp/in.toml" "$umsim" "$probe" "$tmp/broken" "$tmp/out.toml" "${probes[@]}"
+refused "a bad grid" "expected comma-separated microseconds" --va-us 2,x "$tmp/in.toml" "$umsim" "$probe" "$diag" "$tmp/out.toml" "${probes[@]}"
 grep -v '^\[faults\]' "$tmp/in.toml" >"$tmp/nofaults.toml"
-run --va-us 2 --run-us 3 "$tmp/nofaults.toml" "$umsim" "$probe" "$diag" "$tmp/out.toml" "${probes[@]}" >"$tmp/log" 2>&1 && fail "a profile without [faults] accepted"
-grep -q "no \[faults\] table" "$tmp/log" || fail "message: $(cat "$tmp/log")"
-run "$tmp/in.toml" "$umsim" "$probe" "$diag" "$tmp/in.toml" "${probes[@]}" >"$tmp/log" 2>&1 && fail "OUT naming an input accepted"
-grep -q "names an input" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+refused "a profile without [faults]" "no \[faults\] table" --va-us 2 --run-us 3 "$tmp/nofaults.toml" "$umsim" "$probe" "$diag" "$tmp/out.toml" "${probes[@]}"
+refused "OUT naming an input" "names an input" "$tmp/in.toml" "$umsim" "$probe" "$diag" "$tmp/in.toml" "${probes[@]}"
 cmp -s "$tmp/in.toml" "$tmp/in.copy" || fail "the input was changed"
 [[ -e $tmp/out.toml ]] && fail "an output was written on error"
-run "$tmp/in.toml" >"$tmp/log" 2>&1 && fail "too few arguments accepted"
-grep -q "usage:" "$tmp/log" || fail "usage: $(cat "$tmp/log")"
+refused "too few arguments" "usage:" "$tmp/in.toml"
 echo PASS

@@ -9,11 +9,8 @@ set -uo pipefail
 fit=$1 tune=$2 profile=$3 umsim=$4 trace=$5
 shift 5
 runs=("$@")
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
-fail() { echo "FAIL: $*"; exit 1; }
-mkdir -p "$tmp/bin"
-cp "$fit" "$tune" "$tmp/bin/"  # the script imports tune_profile.py from its own folder
-run() { python3 "$tmp/bin/fit_prefetch_host.py" "$@"; }
+source "$(dirname "$0")/fit_test_lib.sh"
+fit_setup "$fit" "$tune"
 
 cp "$profile" "$tmp/in.toml"
 run "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "${runs[@]}" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "fit refused good runs"; }
@@ -37,18 +34,13 @@ grep -q '^to_cpu_page_cost = "17ns"' "$tmp/out2.toml" || fail "key not added: $(
 # Bad inputs: each refused with a message naming the file, nothing written.
 rm -f "$tmp/out.toml"
 echo '{"phases": [{"name": "queued", "counters": {"time_ns": 1}}], "kernels": []}' >"$tmp/other.json"
-run "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/other.json" >"$tmp/log" 2>&1 && fail "a run without the phases accepted"
-grep -q "other.json: expected phases queued, to_cpu and kernels spin, tiny .* missing to_cpu, spin, tiny" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+refused "a run without the phases" "other.json: expected phases queued, to_cpu and kernels spin, tiny .* missing to_cpu, spin, tiny" "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/other.json"
 echo 'not json' >"$tmp/bad.json"
-run "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/bad.json" >"$tmp/log" 2>&1 && fail "a broken run accepted"
-grep -q "bad.json: not an umsim-hip replay result" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+refused "a broken run" "bad.json: not an umsim-hip replay result" "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/bad.json"
 grep -v '^\[prefetch\]' "$tmp/nokeys.toml" >"$tmp/notable.toml"
-run "$tmp/notable.toml" "$umsim" "$trace" "$tmp/out.toml" "${runs[@]}" >"$tmp/log" 2>&1 && fail "a profile without [prefetch] accepted"
-grep -q "no \[prefetch\] table" "$tmp/log" || fail "message: $(cat "$tmp/log")"
-run "$tmp/in.toml" "$umsim" "$trace" "$tmp/in.toml" "${runs[@]}" >"$tmp/log" 2>&1 && fail "OUT naming an input accepted"
-grep -q "names an input" "$tmp/log" || fail "message: $(cat "$tmp/log")"
+refused "a profile without [prefetch]" "no \[prefetch\] table" "$tmp/notable.toml" "$umsim" "$trace" "$tmp/out.toml" "${runs[@]}"
+refused "OUT naming an input" "names an input" "$tmp/in.toml" "$umsim" "$trace" "$tmp/in.toml" "${runs[@]}"
 cmp -s "$profile" "$tmp/in.toml" || fail "the input was changed"
 [[ -e $tmp/out.toml ]] && fail "an output was written on error"
-run "$tmp/in.toml" >"$tmp/log" 2>&1 && fail "no runs accepted"
-grep -q "usage:" "$tmp/log" || fail "usage: $(cat "$tmp/log")"
+refused "no runs" "usage:" "$tmp/in.toml"
 echo PASS
