@@ -444,19 +444,21 @@ Nanos Engine::all_streams_done() const {
 }
 
 Nanos Engine::launch_not_before(int gpu) {
-  if (launch_after_memset_) {
-    launch_after_memset_ = false;
-    return host_now_ + profile_.launch_after_memset_ns;
-  }
   GpuState& g = gpus_[static_cast<std::size_t>(gpu)];
   // Idle as begin_kernel judges it, at the launch call: no kernel running or
   // launched within gpu.idle_start_after (the H200's first launch after host
   // work reaches the GPU about 19 us after the call, the next ones about 2).
+  // A kernel launched long ago that the timeline has not replayed yet does
+  // not count: a second stream's launch then waits the idle gap.
   const Nanos idle_after = profile_.gpu_idle_after_ns;
   const bool idle = g.kernels_running == 0 && (!g.ran_kernel || host_now_ >= g.kernels_done + idle_after) &&
                     (!g.launch_issued || host_now_ >= *g.launch_issued + idle_after);
   g.launch_issued = host_now_;
-  const Nanos gap = idle ? profile_.idle_launch_gap_ns : profile_.launch_gap_ns;
+  Nanos gap = idle ? profile_.idle_launch_gap_ns : profile_.launch_gap_ns;
+  if (launch_after_memset_) {
+    launch_after_memset_ = false;
+    gap = profile_.launch_after_memset_ns;
+  }
   if (gap == 0) return 0;
   // A launch does not overtake the one before it on its way to the GPU.
   g.launch_reaches = std::max(host_now_ + gap, g.launch_reaches);
