@@ -196,6 +196,33 @@ TEST(Copies, FirstLaunchAfterAManagedMemsetPaysItsHostCost) {
   EXPECT_EQ(without.phases[2].counters.time_ns, 2 * 1048576u);
 }
 
+// With launch gaps (host.launch_gap 2000 ns), a kernel launched on another
+// stream right after the first launch after a memset does not reach the GPU
+// before it: both start 300000 after the memset ends.
+TEST(Copies, ALaunchDoesNotOvertakeTheFirstAfterAMemset) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 2_MiB)
+                     .alloc("B", 2_MiB)
+                     .memset("A")
+                     .phase("kernels")
+                     .kernel("k1", 0, 0, 1)
+                     .write("A")
+                     .end()
+                     .kernel("k2", 0, 0, 2)
+                     .write("B")
+                     .end()
+                     .sync()
+                     .build();
+  HardwareProfile p = copy_profile();
+  p.launch_after_memset_ns = 300000;
+  p.launch_gap_ns = 2000;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  const Nanos memset_end = 2 * 37600u + 1048576u;
+  EXPECT_EQ(r.kernels[0].start_ns, memset_end + 300000);
+  EXPECT_EQ(r.kernels[1].start_ns, memset_end + 300000);
+}
+
 // Managed pages the CPU holds migrate to the fill kernel's GPU on its faults
 // (one batch: 10000 + 2000 + 16 x 100 = 13600, then the 64 KiB copy: 1000
 // latency + 65536 / 4 GB/s = 17384) and are then written at 2 GB/s (32768).
