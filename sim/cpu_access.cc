@@ -28,7 +28,6 @@ void Engine::cpu_access(const Event& e) {
     const std::uint64_t count = e.count ? e.count : 1;
     for (std::uint64_t pass = 0; pass < count; ++pass)
       trace::for_each_page_once(e, [&](std::uint64_t p) {
-        ++a.pages[p].accesses;
         ++c.accesses;
         host_now_ += profile_.cpu_touch_ns(write, trace::touched_units(trace::page_touch(e, p), kCpuLineBytes));
       });
@@ -44,7 +43,6 @@ void Engine::cpu_access(const Event& e) {
                                                               : profile_.cpu_touch_ns(write, lines);
     };
     PageState& st = a.pages[p];
-    ++st.accesses;
     ++c.accesses;
     if ((st.copies & kCpuBit) && (!write || st.copies == kCpuBit)) {
       if (write) st.flags |= kDirty;

@@ -332,7 +332,7 @@ void Engine::on_alloc(const Event& e) {
         // XNACK off: zero-copy host memory, mapped by every GPU from the start.
         // The CPU maps it only while it holds the data (a prefetch to a GPU unmaps it).
         a.always_mapped = all_gpus;
-        for (auto& p : a.pages) p = PageState{kCpuBit, static_cast<ProcessorMask>(all_gpus | kCpuBit), 0, -1, 0, 0};
+        for (auto& p : a.pages) p = PageState{kCpuBit, static_cast<ProcessorMask>(all_gpus | kCpuBit), 0, -1, 0};
         a.mark_all_populated();
       }
       if (prefetch_) prefetch_->on_allocation_created(slot, a.page_count);
@@ -343,7 +343,7 @@ void Engine::on_alloc(const Event& e) {
     case trace::AllocKind::kPinned:
     case trace::AllocKind::kMapped:
       a.always_mapped = all_gpus;  // the CPU holds the only copy for good
-      for (auto& p : a.pages) p = PageState{kCpuBit, static_cast<ProcessorMask>(all_gpus | kCpuBit), 0, -1, 0, 0};
+      for (auto& p : a.pages) p = PageState{kCpuBit, static_cast<ProcessorMask>(all_gpus | kCpuBit), 0, -1, 0};
       a.mark_all_populated();
       break;
     case trace::AllocKind::kDevice: {
@@ -378,7 +378,7 @@ void Engine::on_alloc(const Event& e) {
         for (std::uint64_t p = first; p < last; ++p)
           a.gpu_resident[static_cast<std::size_t>(g)][p / kPagesPerBlock].set(p % kPagesPerBlock);
         for (std::uint64_t p = first; p < last; ++p)
-          a.pages[p] = PageState{processor_bit(a.home), a.always_mapped, 0, -1, 0, 0};
+          a.pages[p] = PageState{processor_bit(a.home), a.always_mapped, 0, -1, 0};
       }
       a.mark_all_populated();
       host_now_ = t;

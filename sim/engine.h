@@ -225,7 +225,6 @@ class Engine {
     const bool write = e.op != static_cast<std::uint8_t>(trace::AccessType::kRead);
     if (!(st.copies & kernel_bit_) || (write && st.copies != kernel_bit_)) return false;
     ++access_seq_;
-    ++st.accesses;
     st.flags |= write ? kDirty : 0;
     kernel_.touched_units += units_per_pass(e);
     return true;

@@ -148,7 +148,6 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
           ++seq;
           units += units_of(e);
           access_event_ = &e;
-          ++st.accesses;
           ++kernel_counters_.gpu_faults;
           st.flags |= static_cast<std::uint8_t>(kInFaultBuffer | (write ? kFaultWrite : 0));
           fault_buffer_.push_back({(std::uint64_t{slot} << 40) | page});
@@ -173,7 +172,6 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         break;
       }
       ++seq;
-      ++st.accesses;
       st.flags |= write ? kDirty : 0;
       units += units_of(e);
       if (order) {
@@ -225,23 +223,15 @@ bool Engine::resident_range_hits(const Event& e, PageState* pages, std::uint64_t
 #pragma GCC unroll 4
     for (std::uint64_t i = 0; i < n; ++i) other |= static_cast<ProcessorMask>(range[i].copies ^ bit);
     if (other != 0) return false;
-  }
-  const std::uint64_t count = e.count ? e.count : 1;
-  const auto times = static_cast<std::uint32_t>(count);  // wraps as count increments would
-  if (write) {
 #pragma GCC unroll 4
-    for (std::uint64_t i = 0; i < n; ++i) range[i].accesses += times, range[i].flags |= kDirty;
+    for (std::uint64_t i = 0; i < n; ++i) range[i].flags |= kDirty;
   } else {
-    // Counted in the same pass as the check, and taken back where a page misses.
     ProcessorMask common = bit;
 #pragma GCC unroll 4
-    for (std::uint64_t i = 0; i < n; ++i) common &= range[i].copies, range[i].accesses += times;
-    if (common == 0) {
-#pragma GCC unroll 4
-      for (std::uint64_t i = 0; i < n; ++i) range[i].accesses -= times;
-      return false;
-    }
+    for (std::uint64_t i = 0; i < n; ++i) common &= range[i].copies;
+    if (common == 0) return false;
   }
+  const std::uint64_t count = e.count ? e.count : 1;
   access_event_ = &e;
   seq += n * count;
   units += units_per_pass(e) * count;
@@ -289,7 +279,6 @@ void Engine::gpu_access_general(const Event& e) {
     PageState& st = pages[p];
     const ProcessorMask cp = st.copies;
     if ((cp & bit) && (!write || cp == bit)) [[likely]] {
-      ++st.accesses;
       st.flags |= dirty;
       if (latest_ready_ > kernel_.now || eviction_access_callbacks_) [[unlikely]]
         hit_extra(p);
@@ -354,7 +343,6 @@ void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, 
   PageState& st = a.pages[page];
   const ProcessorMask bit = kernel_bit_;
   const bool write = type != AccessType::kRead;
-  ++st.accesses;
   // Read before another GPU took the page (note_served_pages).
   if (std::unordered_set<std::uint64_t>& served = gpus_[static_cast<std::size_t>(kernel_.gpu)].served;
       !served.empty() && served.erase((std::uint64_t{slot} << 40) | page))

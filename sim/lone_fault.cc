@@ -103,7 +103,6 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   // single_page_fault and gpu_access_slow: the access (counted by the
   // caller), the fault, its entry.
   access_event_ = &e;
-  ++st.accesses;
   ++kernel_counters_.gpu_faults;
   // The entry's fault-buffer flags (kInFaultBuffer, kFaultWrite) would be set
   // here and cleared by the service, with nothing reading them between: not
