@@ -395,6 +395,22 @@ class Engine {
   // least one; `with_copy` as host_only_pages gave it), to a GPU.
   Nanos move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block, const PageMask& pages,
                         const PageMask& with_copy, Processor dest, Nanos ready);
+  // The end shared by move_host_pages and move_host_block, from `t` when the
+  // pages' state has moved: chunks held busy are released, the `copied` bytes
+  // (their runs' copy time `busy`) go on the GPU's host-to-GPU link as
+  // issue_copies does for a CPU-to-GPU batch, and the GPU zero-fills the
+  // `zero_filled` pages it populates in parallel. Returns when all have landed.
+  [[gnu::always_inline]] Nanos land_host_moves(GpuState& gpu, Nanos t, Bytes copied, Nanos busy,
+                                               std::uint64_t zero_filled) {
+    if (!busy_chunks_.empty()) clear_busy_chunks();
+    Nanos done = t;
+    if (copied) {
+      done = std::max(t, gpu.h2d.schedule(copy_client_, t, profile_.h2d.latency_ns + busy));
+      counters().bytes_h2d += copied;
+    }
+    if (const Nanos fill = profile_.zero_fill_ns(zero_filled); fill > 0) done = std::max(done, t + fill);
+    return done;
+  }
   // lone_fault.cc: a single-page fault of the replay loop serviced in one pass
   // (faults one at a time, the short path, the eviction order kept in line,
   // 4 KiB chunks); false, having changed nothing, where the page or the

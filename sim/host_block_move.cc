@@ -119,18 +119,10 @@ Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block
     c.fresh = false;
     i = next_page(want, end);
   }
-  if (!busy_chunks_.empty()) clear_busy_chunks();
   Bytes bytes = 0;
   Nanos busy = 0;
   add_page_runs(copied, first / 64, last_word + 1, run_ns_h2d_.data(), bytes, busy);
-  Nanos done = t;
-  if (bytes) {  // as issue_copies does for a CPU-to-GPU batch
-    done = std::max(t, gpu.h2d.schedule(copy_client_, t, profile_.h2d.latency_ns + busy));
-    counters().bytes_h2d += bytes;
-  }
-  // The GPU zero-fills the pages it populates (in parallel with the copies).
-  if (const Nanos fill = profile_.zero_fill_ns(zero_filled); fill > 0) done = std::max(done, t + fill);
-  return done;
+  return land_host_moves(gpu, t, bytes, busy, zero_filled);
 }
 
 }  // namespace umsim::sim

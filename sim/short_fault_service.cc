@@ -84,15 +84,7 @@ bool Engine::short_path_applies() const {
     set_mask_word(resident, i / 64, mask_word(resident, i / 64) | std::uint64_t{1} << (i % 64));
   }
   if (run) end_run();
-  if (!busy_chunks_.empty()) clear_busy_chunks();
-  Nanos done = t;
-  if (copied) {  // as issue_copies does for a CPU-to-GPU batch
-    done = std::max(t, gpu.h2d.schedule(copy_client_, t, profile_.h2d.latency_ns + busy));
-    counters().bytes_h2d += copied;
-  }
-  // The GPU zero-fills the pages it populates (in parallel with the copies).
-  if (const Nanos fill = profile_.zero_fill_ns(zero_filled); fill > 0) done = std::max(done, t + fill);
-  return done;
+  return land_host_moves(gpu, t, copied, busy, zero_filled);
 }
 
 // Inlined into its two callers below: service_page's single page folds the loops away.
