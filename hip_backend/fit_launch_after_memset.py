@@ -44,18 +44,6 @@ def gap_ns(path):
     return gap
 
 
-def has_key(toml, path):
-    section, key = path.rsplit(".", 1)
-    current = ""
-    for line in toml.splitlines():
-        s = line.strip()
-        if s.startswith("["):
-            current = s[1:s.index("]")]
-        elif current == section and "=" in s and s.split("=", 1)[0].strip() == key:
-            return True
-    return False
-
-
 def main():
     if len(sys.argv) < 4:
         sys.exit("usage: fit_launch_after_memset.py PROFILE.toml OUT.toml RUN.json [RUN.json ...]")
@@ -65,9 +53,9 @@ def main():
     gaps = [gap_ns(r) for r in runs]
     with open(profile) as f:
         text = f.read()
-    if not has_key(text, KEY):
-        sys.exit(f"fit_launch_after_memset.py: {profile}: no {KEY} key in its [host] table to update")
     values = profile_values(text)
+    if KEY not in values:
+        sys.exit(f"fit_launch_after_memset.py: {profile}: no {KEY} key in its [host] table to update")
     sync_return = duration_ns(values[SYNC_RETURN_KEY], SYNC_RETURN_KEY, profile) if SYNC_RETURN_KEY in values else 0
     value = round(statistics.median(gaps) - sync_return)
     if value < 0:

@@ -451,8 +451,8 @@ Nanos Engine::launch_not_before(int gpu) {
   // A kernel launched long ago that the timeline has not replayed yet does
   // not count: a second stream's launch then waits the idle gap.
   const Nanos idle_after = profile_.gpu_idle_after_ns;
-  const bool idle = g.kernels_running == 0 && (!g.ran_kernel || host_now_ >= g.kernels_done + idle_after) &&
-                    (!g.launch_issued || host_now_ >= *g.launch_issued + idle_after);
+  const bool idle =
+      g.kernels_idle_at(host_now_, idle_after) && (!g.launch_issued || host_now_ >= *g.launch_issued + idle_after);
   g.launch_issued = host_now_;
   Nanos gap = idle ? profile_.idle_launch_gap_ns : profile_.launch_gap_ns;
   if (launch_after_memset_) {
@@ -480,9 +480,7 @@ void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stre
   kernel_.now = kernel_.start;
   kernel_.compute = compute;
   GpuState& g = gpus_[static_cast<std::size_t>(gpu)];
-  const bool idle =
-      g.kernels_running == 0 && (!g.ran_kernel || kernel_.start >= g.kernels_done + profile_.gpu_idle_after_ns);
-  kernel_.idle_start = idle ? profile_.gpu_idle_start_ns : 0;
+  kernel_.idle_start = g.kernels_idle_at(kernel_.start, profile_.gpu_idle_after_ns) ? profile_.gpu_idle_start_ns : 0;
   ++g.kernels_running;
   kernel_.remote_host_bytes = 0;
   kernel_.remote_peer_bytes = 0;

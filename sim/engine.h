@@ -123,6 +123,10 @@ class Engine {
     std::uint32_t kernels_running = 0;
     bool ran_kernel = false;
     Nanos kernels_done = 0;
+    // No kernel runs at `t` and none ended within `idle_after` before it.
+    bool kernels_idle_at(Nanos t, Nanos idle_after) const {
+      return kernels_running == 0 && (!ran_kernel || t >= kernels_done + idle_after);
+    }
     // Host time of the latest kernel launch call for the GPU, and the earliest
     // start it allowed (host.launch_gap): a kernel issued but not yet replayed
     // keeps the GPU from counting as idle, and launches reach the GPU in order.
