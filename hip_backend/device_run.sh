@@ -5,7 +5,8 @@
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
 # profiles/h200-pcie5.toml; traces/probe/launch_after_memset.umt for the memset's
 # launch cost; traces/probe/cpu_faults.umt for the CPU's fault path;
-# traces/probe/prefetch_host.umt for the host's side of prefetch calls), the host
+# traces/probe/prefetch_host.umt for the host's side of prefetch calls;
+# traces/probe/advice_costs.umt for the host time of advice calls), the host
 # probe (traces/probe/host_fault_speed.umt,
 # results in probe/; hip_backend/host_rescale.py) and replays the validation
 # suite three times, each repetition after a host probe of its own, since a
@@ -120,6 +121,16 @@ for step in "$@"; do
           --json "$res/raw/prefetch_host.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
       done
       log "prefetch host runs done"
+      # The host time of memory-advice calls, each alone in its phase
+      # (hip_backend/fit_advice.py): three processes.
+      for rep in 1 2 3; do
+        timeout 60 "$bin" replay traces/probe/advice_costs.umt \
+          --json "$res/raw/advice_costs.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
+      done
+      python3 hip_backend/fit_advice.py "profiles/$profile.toml" "profiles/$profile.toml.fit" \
+        "$res/raw"/advice_costs.r*.json >>"$res/logs/calibrate.log" 2>&1 &&
+        mv "profiles/$profile.toml.fit" "profiles/$profile.toml"
+      log "advice fit exit $?"
       cp "profiles/$profile.toml" "$res/raw/$profile.toml"
       ;;
     probe)

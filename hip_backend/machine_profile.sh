@@ -14,7 +14,9 @@
 # (hip_backend/fit_cpu_faults.py) where it keeps runs of
 # traces/probe/cpu_faults.umt; the host's side of prefetch calls
 # (hip_backend/fit_prefetch_host.py) where it keeps runs of
-# traces/probe/prefetch_host.umt. Writes OUT.toml and its tuning report OUT.tune.json, each through a temporary file renamed into place; an
+# traces/probe/prefetch_host.umt; the host time of advice calls
+# (hip_backend/fit_advice.py) where it keeps runs of traces/probe/advice_costs.umt.
+# Writes OUT.toml and its tuning report OUT.tune.json, each through a temporary file renamed into place; an
 # OUT that names an input is refused.
 set -euo pipefail
 usage="usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml"
@@ -93,6 +95,13 @@ if [[ -f ${prefetch_runs[0]} ]]; then
   python3 hip_backend/fit_prefetch_host.py "$tmp/profile.toml" "$umsim" traces/probe/prefetch_host.umt "$tmp/prefetch.toml" \
     "${prefetch_runs[@]}" >"$tmp/prefetch_host.json"
   mv "$tmp/prefetch.toml" "$tmp/profile.toml"
+fi
+# The host time of advice calls, where the call ran traces/probe/advice_costs.umt
+# (session 52 on; hip_backend/fit_advice.py).
+advice_runs=("$(dirname "$raw")"/advice_costs.r*.json)
+if [[ -f ${advice_runs[0]} ]]; then
+  python3 hip_backend/fit_advice.py "$tmp/profile.toml" "$tmp/advice.toml" "${advice_runs[@]}" >"$tmp/advice.json"
+  mv "$tmp/advice.toml" "$tmp/profile.toml"
 fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"

@@ -45,7 +45,7 @@ void Engine::cpu_access(const Event& e) {
     PageState& st = a.pages[p];
     ++c.accesses;
     if ((st.copies & kCpuBit) && (!write || st.copies == kCpuBit)) {
-      if (write) st.flags |= kDirty;
+      if (write) st.flags = static_cast<std::uint8_t>((st.flags | kDirty) & ~kCpuReadOnly);
       host_now_ += touch_ns();
       return;
     }
@@ -58,7 +58,7 @@ void Engine::cpu_access(const Event& e) {
       return;
     }
     cpu_fault(slot, a, p, type);
-    if (write) st.flags |= kDirty;
+    if (write) st.flags = static_cast<std::uint8_t>((st.flags | kDirty) & ~kCpuReadOnly);
     host_now_ += touch_ns();
   };
   const std::uint64_t count = e.count ? e.count : 1;

@@ -52,18 +52,28 @@ void Engine::on_prefetch(const Event& e) {
   for_each_range_block(e, [&](std::uint64_t block, std::uint64_t base, std::uint64_t lo, std::uint64_t hi) {
     PageMask migrate, duplicate;
     bool from_peers_only = dest.is_gpu();  // every page comes from another GPU's copy
+    bool revokes = false;  // some page's sole holder still has write permission (see below)
     for (std::uint64_t p = lo; p < hi; ++p) {
       const PageState& st = a.pages[p];
       if (st.copies & dbit) continue;
       if (!st.copies && !vendor_.prefetch_whole_range) continue;
-      if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) duplicate.set(p - base);
-      else migrate.set(p - base);
+      if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) {
+        duplicate.set(p - base);
+        revokes |= popcount16(st.copies) == 1 && !(st.copies == kCpuBit && (st.flags & kCpuReadOnly));
+      } else {
+        migrate.set(p - base);
+      }
       if (!st.copies || !copy_source(st.copies, dest).is_gpu()) from_peers_only = false;
     }
     if (migrate.none() && duplicate.none()) return;
-    // Driver work per block; the copies queue on the copy engines.
+    // Driver work per block; the copies queue on the copy engines. Read
+    // duplication's block cost is mostly revoking the sole holder's write
+    // permission: a block whose duplicated pages were already read-only
+    // everywhere (duplicated before, or the CPU's, revoked by the ReadMostly
+    // advice) costs a plain block (session 51's diagnostic: 128 MiB
+    // duplicated right after the advice in 2.7 ms, after a CPU write 14 ms).
     t += from_peers_only   ? profile_.prefetch_peer_block_ns()
-         : duplicate.any() ? profile_.prefetch_duplicate_block_ns()
+         : revokes         ? profile_.prefetch_duplicate_block_ns()
          : dest.is_cpu()   ? profile_.prefetch_to_cpu_block_ns()
                            : profile_.prefetch_va_block_ns;
     Nanos end = t;
@@ -146,9 +156,17 @@ void Engine::on_advise(const Event& e) {
   const std::uint64_t first = e.offset / kPageSize;
   const std::uint64_t last = (e.offset + e.length - 1) / kPageSize;
   const ProcessorMask tbit = takes_target ? processor_bit(e.processor) : 0;
+  // Pages whose state the call changes, each costing the driver's work on the host (advise_*).
+  std::uint64_t revoked = 0, mapped = 0, preferred = 0;
   for (std::uint64_t p = first; p <= last; ++p) {
     PageState& st = a.pages[p];
     const ProcessorMask prior_remote = static_cast<ProcessorMask>(st.mapped & ~st.copies);
+    const ProcessorMask prior_mapped = st.mapped;
+    if (advice == Advice::kSetReadMostly && !(st.flags & kReadMostly) && st.copies == kCpuBit) {
+      ++revoked;
+      st.flags |= kCpuReadOnly;
+    }
+    if (advice == Advice::kSetPreferredLocation && st.copies && st.preferred != e.processor.code) ++preferred;
     switch (advice) {
       case Advice::kSetReadMostly:
         st.flags |= kReadMostly;
@@ -181,7 +199,11 @@ void Engine::on_advise(const Event& e) {
     const ProcessorMask kept =
         advice == Advice::kUnsetAccessedBy ? static_cast<ProcessorMask>(prior_remote & ~tbit) : prior_remote;
     st.mapped = st.copies ? static_cast<ProcessorMask>(mappings_for(a, st) | kept) : 0;
+    if (advice == Advice::kSetAccessedBy && (st.mapped & tbit) && !(prior_mapped & tbit)) ++mapped;
   }
+  // The call returns when the driver has changed the range (cudaMemAdvise is synchronous).
+  host_now_ += profile_.advise_call_ns + revoked * profile_.advise_read_mostly_page_ns +
+               mapped * profile_.advise_accessed_by_page_ns + preferred * profile_.advise_preferred_page_ns;
 }
 
 }  // namespace umsim::sim

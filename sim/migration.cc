@@ -105,7 +105,10 @@ void Engine::release_chunk(int gpu, std::uint32_t s, bool evicted, Nanos now) {
 void Engine::drop_copy(Allocation& a, std::uint64_t page, Processor p) {
   PageState& st = a.pages[page];
   st.copies &= static_cast<ProcessorMask>(~processor_bit(p));
-  if (!p.is_gpu()) return;
+  if (!p.is_gpu()) {
+    st.flags &= static_cast<std::uint8_t>(~kCpuReadOnly);
+    return;
+  }
   const int g = p.gpu_index();
   const std::uint32_t s = a.chunk_slot[static_cast<std::size_t>(g)][page >> chunk_shift_];
   PhysicalChunk& c = gpus_[static_cast<std::size_t>(g)].memory.chunk(s);
@@ -224,6 +227,7 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       run += kPageSize;
       if (!duplicate) {
         st.copies &= static_cast<ProcessorMask>(~kCpuBit);  // the CPU's copy has no chunk to update
+        st.flags &= static_cast<std::uint8_t>(~kCpuReadOnly);
         for (ProcessorMask o = st.copies; o; o &= static_cast<ProcessorMask>(o - 1)) drop_copy(a, page, first_processor(o));
       }
     } else {

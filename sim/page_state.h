@@ -22,6 +22,7 @@ enum PageFlag : std::uint8_t {
   kFaultWrite = 1 << 3,     // ... and one of its entries writes (coalesced access type)
   kPinned = 1 << 4,         // pinned by the thrashing policy where it is resident (until BlockState::pin_until)
   kPolicyDuplicate = 1 << 5,  // a migration policy made read-only duplicates (without ReadMostly advice)
+  kCpuReadOnly = 1 << 6,      // ReadMostly advice revoked the CPU's write permission to its sole copy (until the CPU writes or loses it)
 };
 
 struct PageState {

@@ -384,7 +384,9 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
-            "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "sync_return_cost", "sync_call_cost"});
+            "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "sync_return_cost", "sync_call_cost",
+            "advise_call_cost", "advise_read_mostly_page_cost", "advise_accessed_by_page_cost",
+            "advise_preferred_page_cost"});
     p.pinned_copy_gbps = t.bandwidth("pinned_copy_gbps");
     p.pageable_copy_gbps = t.bandwidth("pageable_copy_gbps");
     if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.bandwidth("pageable_to_host_copy_gbps");
@@ -394,6 +396,10 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("idle_launch_gap")) p.idle_launch_gap_ns = t.duration("idle_launch_gap");
     if (t.has("sync_return_cost")) p.sync_return_ns = t.duration("sync_return_cost");
     if (t.has("sync_call_cost")) p.sync_call_ns = t.duration("sync_call_cost");
+    if (t.has("advise_call_cost")) p.advise_call_ns = t.duration("advise_call_cost");
+    if (t.has("advise_read_mostly_page_cost")) p.advise_read_mostly_page_ns = t.duration("advise_read_mostly_page_cost");
+    if (t.has("advise_accessed_by_page_cost")) p.advise_accessed_by_page_ns = t.duration("advise_accessed_by_page_cost");
+    if (t.has("advise_preferred_page_cost")) p.advise_preferred_page_ns = t.duration("advise_preferred_page_cost");
     t.finish();
   }
   if (top.has("calibrated_on")) {
@@ -500,6 +506,10 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.idle_launch_gap_ns) j["host"]["idle_launch_gap_ns"] = p.idle_launch_gap_ns;
   if (p.sync_return_ns) j["host"]["sync_return_cost_ns"] = p.sync_return_ns;
   if (p.sync_call_ns) j["host"]["sync_call_cost_ns"] = p.sync_call_ns;
+  if (p.advise_call_ns) j["host"]["advise_call_cost_ns"] = p.advise_call_ns;
+  if (p.advise_read_mostly_page_ns) j["host"]["advise_read_mostly_page_cost_ns"] = p.advise_read_mostly_page_ns;
+  if (p.advise_accessed_by_page_ns) j["host"]["advise_accessed_by_page_cost_ns"] = p.advise_accessed_by_page_ns;
+  if (p.advise_preferred_page_ns) j["host"]["advise_preferred_page_cost_ns"] = p.advise_preferred_page_ns;
   if (p.cpu_faulted_read_ns) j["cpu"]["faulted_page_read_cost_ns"] = *p.cpu_faulted_read_ns;
   if (p.cpu_faulted_write_ns) j["cpu"]["faulted_page_write_cost_ns"] = *p.cpu_faulted_write_ns;
   if (p.prefetch_queued_call_ns) j["prefetch"]["queued_call_cost_ns"] = *p.prefetch_queued_call_ns;

@@ -268,6 +268,17 @@ struct HardwareProfile {
   // for. 0 unless given.
   Nanos sync_return_ns = 0;
   Nanos sync_call_ns = 0;
+  // [host] advise_*: host time of a memory-advice call (the driver's work in
+  // the calling thread): advise_call_cost per call, then per page the advice
+  // changes: advise_read_mostly_page_cost per page whose only copy is the
+  // CPU's (its writable mapping is revoked and remapped read-only),
+  // advise_accessed_by_page_cost per resident page the advice maps on its
+  // processor, advise_preferred_page_cost per resident page whose preferred
+  // location it sets. 0 unless given (advice then costs nothing).
+  Nanos advise_call_ns = 0;
+  Nanos advise_read_mostly_page_ns = 0;
+  Nanos advise_accessed_by_page_ns = 0;
+  Nanos advise_preferred_page_ns = 0;
   double pageable_d2h_copy_gbps() const { return pageable_to_host_copy_gbps.value_or(pageable_copy_gbps); }
 
   // [calibrated_on]: the machine the values were measured on (free-form

@@ -12,6 +12,7 @@ using namespace trace::literals;
 using testing::options_for;
 using testing::replay;
 using testing::round_profile;
+using trace::Advice;
 using trace::Processor;
 using trace::TraceBuilder;
 
@@ -845,6 +846,84 @@ TEST(Timing, LaunchGapsAndSyncReturnsAreHostTimeOutsideTheKernels) {
   EXPECT_EQ(without.phases[0].counters.time_ns, 100000u);
   EXPECT_EQ(without.phases[1].counters.time_ns, 200000u);
   EXPECT_EQ(without.phases[2].counters.time_ns, 0u);
+}
+
+// Advice is host time (cudaMemAdvise returns when the driver has changed the
+// range): a call cost, then per page the advice changes. ReadMostly revokes
+// the CPU's writable mapping of the 4 pages only it holds (1000 + 4 x 300);
+// set again, nothing changes (1000). AccessedBy gpu0 maps B's 2 resident
+// pages (1000 + 2 x 150); a preferred location on them, 1000 + 2 x 60. On
+// untouched C there is nothing to revoke or map: the calls alone (2 x 1000).
+TEST(Timing, AdviceCostsHostTimeByThePagesItChanges) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4 * 4_KiB)
+                     .alloc("B", 2 * 4_KiB)
+                     .alloc("C", 3 * 4_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .phase("read_mostly")
+                     .advise("A", Advice::kSetReadMostly)
+                     .phase("again")
+                     .advise("A", Advice::kSetReadMostly)
+                     .phase("accessed_by")
+                     .advise("B", Advice::kSetAccessedBy, Processor::gpu(0))
+                     .phase("preferred")
+                     .advise("B", Advice::kSetPreferredLocation, Processor::cpu())
+                     .phase("untouched")
+                     .advise("C", Advice::kSetReadMostly)
+                     .advise("C", Advice::kSetAccessedBy, Processor::gpu(0))
+                     .build();
+  HardwareProfile p = round_profile();
+  p.advise_call_ns = 1000;
+  p.advise_read_mostly_page_ns = 300;
+  p.advise_accessed_by_page_ns = 150;
+  p.advise_preferred_page_ns = 60;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.phases.size(), 6u);
+  EXPECT_EQ(r.phases[0].counters.time_ns, 660u);  // main: the CPU's first touches, 6 x 110
+  EXPECT_EQ(r.phases[1].counters.time_ns, 2200u);
+  EXPECT_EQ(r.phases[2].counters.time_ns, 1000u);
+  EXPECT_EQ(r.phases[3].counters.time_ns, 1300u);
+  EXPECT_EQ(r.phases[4].counters.time_ns, 1120u);
+  EXPECT_EQ(r.phases[5].counters.time_ns, 2000u);
+  EXPECT_EQ(r.total.time_ns, 660u + 2200 + 1000 + 1300 + 1120 + 2000);
+  const Result without = replay(t, options_for(round_profile()));
+  for (std::size_t i = 1; i < without.phases.size(); ++i) EXPECT_EQ(without.phases[i].counters.time_ns, 0u) << i;
+}
+
+// Read duplication by a prefetch pays prefetch.duplicate_va_block_cost (7000)
+// only where it must revoke the sole holder's write permission: A's CPU copy
+// lost it to the ReadMostly advice, so its block costs a plain block (500) +
+// the copy 2024 = 2524; B's CPU write collapsed its duplicate (writable
+// again): 7000 + 2024 = 9024.
+TEST(Timing, ADuplicatingPrefetchRevokesWritePermissionOnlyOnce) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 4_KiB)
+                     .alloc("B", 4_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .advise("A", Advice::kSetReadMostly)
+                     .advise("B", Advice::kSetReadMostly)
+                     .kernel("k", 0, 0)
+                     .read("B")
+                     .end()
+                     .sync()
+                     .cpu_write("B")
+                     .phase("after_advice")
+                     .prefetch("A", Processor::gpu(0), 1)
+                     .sync()
+                     .phase("after_write")
+                     .prefetch("B", Processor::gpu(0), 1)
+                     .sync()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.prefetch_duplicate_va_block_ns = 7000;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.phases.size(), 3u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 2524u);
+  EXPECT_EQ(r.phases[2].counters.time_ns, 9024u);
+  EXPECT_EQ(r.phases[1].counters.bytes_prefetched, 4096u);
+  EXPECT_EQ(r.phases[2].counters.bytes_prefetched, 4096u);
 }
 
 }  // namespace
