@@ -11,6 +11,11 @@ the calls have it (short kernels fall under the 50 us floor on fast hosts).
 Its pooled error is the median of its signed errors over those calls; it
 "repeats" when every call's error is beyond 10% on the same side.
 
+A last table asks how far the hardware itself lets a model go: each call's
+scopes predicted by the median of the other calls' hardware times (the best
+any prediction that knows nothing of the call's own host can do, for
+scopes that move with the host), against the model's, as counts within 10%.
+
 usage: pooled_errors.py RESULTS_DIR RESULTS_DIR... > TABLE.md
 """
 import collections
@@ -31,8 +36,8 @@ def fail(message):
     sys.exit(f"pooled_errors.py: {message}")
 
 
-def time_errors(directory):
-    """{(trace, scope): signed relative error} of one call's validation."""
+def time_rows(directory):
+    """{(trace, scope): (signed relative error, hardware ns)} of one call's validation."""
     paths = sorted(glob.glob(os.path.join(directory, "compare", "*.compare.json")))
     if not paths:
         fail(f"{directory}: no compare/*.compare.json (not a hip_backend/validate.sh output directory)")
@@ -40,7 +45,28 @@ def time_errors(directory):
         rows = error_table.select(paths)["time"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         fail(f"{directory}: unreadable compare output ({type(e).__name__}: {e})")
-    return {(trace, scope): err for trace, scope, _sim, _hw, err in rows if err is not None}
+    return {(trace, scope): (err, hw) for trace, scope, _sim, hw, err in rows if err is not None}
+
+
+def time_errors(directory):
+    """{(trace, scope): signed relative error} of one call's validation."""
+    return {key: err for key, (err, _hw) in time_rows(directory).items()}
+
+
+def others_hardware(calls):
+    """Per call: (scopes, within 10% by the other calls' median hardware, within 10% by the model)."""
+    out = []
+    for i, rows in enumerate(calls):
+        n = by_others = by_model = 0
+        for key, (err, hw) in rows.items():
+            others = [c[key][1] for j, c in enumerate(calls) if j != i and key in c]
+            if not others or hw <= 0:
+                continue
+            n += 1
+            by_others += abs(statistics.median(others) - hw) / hw <= WITHIN
+            by_model += abs(err) <= WITHIN
+        out.append((n, by_others, by_model))
+    return out
 
 
 def pooled(calls):
@@ -59,7 +85,8 @@ def repeats(errs):
 def main(dirs):
     if len(dirs) < 2:
         fail("usage: pooled_errors.py RESULTS_DIR RESULTS_DIR... (at least two calls' validation outputs)")
-    scopes = pooled([time_errors(d) for d in dirs])
+    rows = [time_rows(d) for d in dirs]
+    scopes = pooled([{key: err for key, (err, _hw) in r.items()} for r in rows])
     if not scopes:
         fail("no time scope is common to at least half of the calls")
     med = {key: statistics.median(errs) for key, errs in scopes.items()}
@@ -86,6 +113,16 @@ def main(dirs):
     for key in sorted(rep, key=lambda k: (-abs(med[k]), k))[:SHOWN]:
         errs = scopes[key]
         print(f"| {key[0]} | {key[1]} | {med[key] * 100:+.1f}% | {min(errs) * 100:+.1f}% .. {max(errs) * 100:+.1f}% |")
+    print("\nEach call's scopes predicted by the other calls' median hardware time, against the model "
+          "(within 10%):\n")
+    print("| call | scopes | other calls' hardware | model |")
+    print("|---|---|---|---|")
+    per_call = others_hardware(rows)
+    for d, (n, by_others, by_model) in zip(dirs, per_call):
+        print(f"| {d} | {n} | {by_others} ({by_others / n * 100:.1f}%) | {by_model} ({by_model / n * 100:.1f}%) |")
+    reach = lambda k: sum(1 for c in per_call if c[0] and c[k] >= 0.6 * c[0])  # noqa: E731
+    print(f"\nCalls with 60% of their scopes within 10%: other calls' hardware {reach(1)} of {len(dirs)}, "
+          f"model {reach(2)} of {len(dirs)}.")
 
 
 if __name__ == "__main__":

@@ -55,4 +55,14 @@ echo '{"rows": [' >"$tmp/broken/compare/t.compare.json"
 run "$tmp/c1" "$tmp/broken" >"$tmp/out" 2>&1 && fail "broken JSON accepted"
 grep -q "broken: unreadable compare output" "$tmp/out" || fail "broken JSON not named: $(cat "$tmp/out")"
 grep -q "Traceback" "$tmp/out" && fail "a traceback instead of an error"
+# Each call against the other calls' hardware: a's hw 60 / 100 / 100 us (model
+# 100: +66.7% / 0 / 0; the others' median 100 / 80 / 80: out on every call), b's
+# 100 us on each (model 40: -60%; the others' 100: within), p within both ways.
+make_call "$tmp/d1" 60 100
+make_call "$tmp/d2" 100 100
+make_call "$tmp/d3" 100 100
+run "$tmp/d1" "$tmp/d2" "$tmp/d3" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "the second three calls refused"; }
+grep -qF "| $tmp/d1 | 3 | 2 (66.7%) | 1 (33.3%) |" "$tmp/out" || fail "others' hardware row d1: $(cat "$tmp/out")"
+grep -qF "| $tmp/d2 | 3 | 2 (66.7%) | 2 (66.7%) |" "$tmp/out" || fail "others' hardware row d2: $(cat "$tmp/out")"
+grep -qF "other calls' hardware 3 of 3, model 2 of 3." "$tmp/out" || fail "60% reach line: $(cat "$tmp/out")"
 echo PASS
