@@ -81,6 +81,22 @@ fi
 [[ -n ${UMSIM_CUPTI_LIB:-} ]] || export UMSIM_NO_COUNTERS=1
 log "CUPTI: ${UMSIM_CUPTI_LIB:-none working}"
 
+# probe_runs NAME: traces/probe/NAME.umt replayed in three processes, results
+# raw/NAME.r1-3.json (a calibration's fit reads them).
+probe_runs() {
+  for rep in 1 2 3; do
+    timeout 60 "$bin" replay "traces/probe/$1.umt" --json "$res/raw/$1.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
+  done
+  log "$1 runs done"
+}
+# fit_in_place SCRIPT NAME: hip_backend/SCRIPT fits the calibrated profile's
+# keys from NAME's runs; the profile is replaced only where the fit succeeds.
+fit_in_place() {
+  python3 "hip_backend/$1" "profiles/$profile.toml" "profiles/$profile.toml.fit" "$res/raw/$2".r*.json \
+    >>"$res/logs/calibrate.log" 2>&1 && mv "profiles/$profile.toml.fit" "profiles/$profile.toml"
+  log "$1 exit $?"
+}
+
 for step in "$@"; do
   case $step in
     smoke)
@@ -97,40 +113,20 @@ for step in "$@"; do
       timeout 300 "$bin" calibrate --out "profiles/$profile.toml" --raw "$res/raw/calibration.json" \
         >"$res/logs/calibrate.log" 2>&1
       log "calibrate exit $?"
-      # The host time of the first kernel after a managed memset: a replayed
-      # trace, three processes (hip_backend/fit_launch_after_memset.py).
-      for rep in 1 2 3; do
-        timeout 60 "$bin" replay traces/probe/launch_after_memset.umt \
-          --json "$res/raw/launch_after_memset.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
-      done
-      python3 hip_backend/fit_launch_after_memset.py "profiles/$profile.toml" "profiles/$profile.toml.fit" \
-        "$res/raw"/launch_after_memset.r*.json >>"$res/logs/calibrate.log" 2>&1 &&
-        mv "profiles/$profile.toml.fit" "profiles/$profile.toml"
-      log "launch after memset fit exit $?"
+      # The host time of the first kernel after a managed memset
+      # (hip_backend/fit_launch_after_memset.py).
+      probe_runs launch_after_memset
+      fit_in_place fit_launch_after_memset.py launch_after_memset
       # The CPU's fault path on GPU-held pages, whole pages and one word per
-      # page (hip_backend/fit_cpu_faults.py): three processes.
-      for rep in 1 2 3; do
-        timeout 60 "$bin" replay traces/probe/cpu_faults.umt \
-          --json "$res/raw/cpu_faults.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
-      done
-      log "cpu faults runs done"
+      # page (hip_backend/fit_cpu_faults.py, applied by machine_profile.sh).
+      probe_runs cpu_faults
       # The host's side of prefetch calls: queued behind a kernel, and held by
-      # a move to the CPU (hip_backend/fit_prefetch_host.py): three processes.
-      for rep in 1 2 3; do
-        timeout 60 "$bin" replay traces/probe/prefetch_host.umt \
-          --json "$res/raw/prefetch_host.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
-      done
-      log "prefetch host runs done"
+      # a move to the CPU (hip_backend/fit_prefetch_host.py, the same).
+      probe_runs prefetch_host
       # The host time of memory-advice calls, each alone in its phase
-      # (hip_backend/fit_advice.py): three processes.
-      for rep in 1 2 3; do
-        timeout 60 "$bin" replay traces/probe/advice_costs.umt \
-          --json "$res/raw/advice_costs.r$rep.json" >>"$res/logs/calibrate.log" 2>&1
-      done
-      python3 hip_backend/fit_advice.py "profiles/$profile.toml" "profiles/$profile.toml.fit" \
-        "$res/raw"/advice_costs.r*.json >>"$res/logs/calibrate.log" 2>&1 &&
-        mv "profiles/$profile.toml.fit" "profiles/$profile.toml"
-      log "advice fit exit $?"
+      # (hip_backend/fit_advice.py).
+      probe_runs advice_costs
+      fit_in_place fit_advice.py advice_costs
       cp "profiles/$profile.toml" "$res/raw/$profile.toml"
       ;;
     probe)
