@@ -5,6 +5,8 @@
 // never dereferenced (a prefetch does not fault).
 #pragma once
 
+#include <cstdint>
+
 namespace umsim::sim {
 
 inline void prefetch_for_read(const void* p) {
@@ -13,6 +15,15 @@ inline void prefetch_for_read(const void* p) {
 #else
   __builtin_prefetch(p);
 #endif
+}
+
+// The same for base[index], with the index unchecked: a prefetch does not
+// fault, so an index past the array only wastes the hint (the replay loop's
+// look-ahead saves a bounds check per access). The address is computed as an
+// integer: pointer arithmetic past the array would be undefined.
+template <typename T>
+inline void prefetch_element(const T* base, std::uint64_t index) {
+  prefetch_for_read(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(base) + index * sizeof(T)));
 }
 
 }  // namespace umsim::sim

@@ -90,6 +90,13 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   run_ns_h2d_ = table(profile_.h2d);
   run_ns_d2h_ = table(profile_.d2h);
   run_ns_peer_ = table(profile_.peer);
+  short_costs_.block[0] = profile_.populate_block_ns();
+  short_costs_.block[1] = profile_.fault_va_block_ns;
+  for (int copied : {0, 1}) short_costs_.one_page[copied] = short_costs_.block[copied] + profile_.fault_page_ns;
+  short_costs_.copied_extra = profile_.fault_migrated_page_ns + profile_.fault_run_ns.value_or(0);
+  short_costs_.page_h2d = profile_.h2d.latency_ns + run_ns_h2d_[1];
+  short_costs_.page_d2h = profile_.d2h.latency_ns + run_ns_d2h_[1];
+  short_costs_.page_zero_fill = profile_.zero_fill_ns(1);
   if (options_.events_csv) series_ = std::make_unique<EventSeries>(*options_.events_csv);
 }
 

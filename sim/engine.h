@@ -530,10 +530,9 @@ class Engine {
     const PhysicalChunk& c = mem.chunk(next[0]);
     if (!c.allocated || c.alloc >= allocs_.size()) return;
     const Allocation& a = allocs_[c.alloc];
-    if (c.first_page < a.page_count) prefetch_for_read(a.pages.data() + c.first_page);
+    prefetch_element(a.pages.data(), c.first_page);  // unchecked: a hint only
     if (static_cast<std::size_t>(gpu) >= a.chunk_slot.size()) return;
-    const auto& slots = a.chunk_slot[static_cast<std::size_t>(gpu)];
-    if ((c.first_page >> chunk_shift_) < slots.size()) prefetch_for_read(slots.data() + (c.first_page >> chunk_shift_));
+    prefetch_element(a.chunk_slot[static_cast<std::size_t>(gpu)].data(), c.first_page >> chunk_shift_);
   }
   // sim/first_chunk_replacement.h: where a chunk is needed on a full GPU
   // whose eviction order the engine keeps, the order's first chunk is evicted
@@ -687,6 +686,16 @@ class Engine {
   // Copy time of a run of k pages (index k, 1..512) per link, precomputed:
   // the curve is evaluated once, not per copy.
   std::vector<Nanos> run_ns_h2d_, run_ns_d2h_, run_ns_peer_;
+  // The short fault paths' costs (short_fault_service.cc, lone_fault.cc,
+  // first_chunk_replacement.h), taken from the profile once per run: a
+  // page-granular replay pays them at every fault.
+  struct ShortServiceCosts {
+    Nanos block[2] = {};     // a block service, by whether a page has a host copy (0: populated only)
+    Nanos one_page[2] = {};  // the same with its one page's cost
+    Nanos copied_extra = 0;  // then, for one page with a host copy: its migrated-page and run costs
+    Nanos page_h2d = 0, page_d2h = 0;  // a one-page copy on each link: latency and its run
+    Nanos page_zero_fill = 0;          // a populated page's zero-fill
+  } short_costs_;
   PageMask elsewhere_[kMaxGpus + 1];  // service_block scratch, by destination code
 
   std::vector<Allocation> allocs_;

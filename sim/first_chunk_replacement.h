@@ -49,14 +49,14 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
     Counters& cnt = counters();
     now += profile_.eviction_chunk_ns;
     if (sole) {
-      now = std::max(now, g.d2h.schedule(copy_client_, now, profile_.d2h.latency_ns + run_ns_d2h_[1]));
+      now = std::max(now, g.d2h.schedule(copy_client_, now, short_costs_.page_d2h));
       cnt.bytes_d2h += kPageSize;
       cnt.bytes_evicted += kPageSize;
     }
     ++cnt.evictions;
   }
   va.chunk_slot[gi][vp] = kNoSlot;
-  g.memory.retake(victim, slot, page);
+  g.memory.retake(c, slot, page);
   order.move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
   return victim;
@@ -74,7 +74,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   Allocation& va = allocs_[c.alloc];
   write_back_chunk(gpu, c, now);
   va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
-  g.memory.retake(victim, slot, (page >> chunk_shift_) << chunk_shift_);
+  g.memory.retake(c, slot, (page >> chunk_shift_) << chunk_shift_);
   order.move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
   return victim;

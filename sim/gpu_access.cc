@@ -99,17 +99,17 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         const Event& later = events[k + kLookahead];
         if (later.name != name) {
           prefetch_metadata(later);
-        } else if (const std::uint64_t p = later.offset / kPageSize; p < page_count) {
-          prefetch_for_read(pages + p);
-          if (chunk_slots) prefetch_for_read(chunk_slots + (p >> chunk_shift));
+        } else {  // unchecked (prefetch_element): a page past the allocation, or no chunk slots, only wastes the hints
+          const std::uint64_t p = later.offset / kPageSize;
+          prefetch_element(pages, p);
+          prefetch_element(chunk_slots, p >> chunk_shift);
         }
         // Halfway there, the chunk slot asked for above has arrived: its
         // recency links are asked for in turn (a hit relinks them).
         const Event& nearer = events[k + kLookahead / 2];
         if (order && nearer.name == name) {
           if (const std::uint64_t p = nearer.offset / kPageSize; p < page_count) {
-            const std::uint32_t s = chunk_slots[p >> chunk_shift];
-            if (s != kNoSlot) order->prefetch(s);
+            order->prefetch(chunk_slots[p >> chunk_shift]);  // kNoSlot wastes the hint
           }
         }
       }
@@ -172,7 +172,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         break;
       }
       ++seq;
-      st.flags |= write ? kDirty : 0;
+      if (write) st.flags |= kDirty;  // a read stores nothing: its record's cache line stays clean
       units += units_of(e);
       if (order) {
         const std::uint32_t s = chunk_slots[page >> chunk_shift];

@@ -65,9 +65,10 @@ class GpuMemory {
 
   // release(slot) and take(alloc, first_page, false) at once, for an evicted
   // chunk of a full memory (whose free list is empty, so take would return the
-  // slot just released): the fault that evicted it takes it.
-  void retake(std::uint32_t slot, AllocSlot alloc, std::uint64_t first_page) {
-    assign(chunks_[slot], alloc, first_page, /*pinned=*/false);
+  // slot just released): the fault that evicted it takes it. The caller has
+  // the chunk's record at hand (chunk(slot)): not looked up again.
+  void retake(PhysicalChunk& c, AllocSlot alloc, std::uint64_t first_page) {
+    assign(c, alloc, first_page, /*pinned=*/false);
   }
 
   // In line: GCC kept the const one out of line in the victim look-ahead (twice per eviction).

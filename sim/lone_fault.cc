@@ -46,14 +46,13 @@ bool Engine::lone_faults_apply() const {
   const bool copied = st.copies != 0;
   const Processor requester = Processor::gpu(g);
   if (bs.throttle_until > now) now = bs.throttle_until;
-  now += (copied ? profile_.fault_va_block_ns : profile_.populate_block_ns()) + profile_.fault_page_ns;
+  now += short_costs_.one_page[copied];
   ++kernel_counters_.gpu_fault_pages;
   if (bs.last_destination == requester.code) ++bs.fault_migrations;
   else bs.fault_migrations = 1, bs.last_destination = requester.code;
   const auto cleared =
       static_cast<std::uint8_t>(kInFaultBuffer | kFaultWrite | (bs.pin_until <= now ? kPinned : 0));
-  if (profile_.fault_migrated_page_ns != 0 && copied) now += profile_.fault_migrated_page_ns;
-  if (profile_.fault_run_ns && copied) now += *profile_.fault_run_ns;  // one run: the page
+  if (copied) now += short_costs_.copied_extra;  // its migrated-page cost and its one run
 
   // A chunk for the page (chunk_for), by evicting the order's first where memory is full.
   Nanos t = now;
@@ -77,10 +76,10 @@ bool Engine::lone_faults_apply() const {
   set_mask_word(resident, i / 64, mask_word(resident, i / 64) | std::uint64_t{1} << (i % 64));
   Nanos done = t;
   if (copied) {
-    done = std::max(t, gpu.h2d.schedule(copy_client_, t, profile_.h2d.latency_ns + run_ns_h2d_[1]));
+    done = std::max(t, gpu.h2d.schedule(copy_client_, t, short_costs_.page_h2d));
     kernel_counters_.bytes_h2d += kPageSize;
-  } else if (const Nanos fill = profile_.zero_fill_ns(1); fill > 0) {
-    done = std::max(done, t + fill);
+  } else {
+    done = t + short_costs_.page_zero_fill;
   }
   return done;
 }

@@ -107,7 +107,7 @@ bool Engine::short_path_applies() const {
   Nanos& now = kernel_.now;
   if (bs.throttle_until > now) now = bs.throttle_until;
   // A block with nothing to copy is only populated (service_block's block cost).
-  now += (copied == 0 ? profile_.populate_block_ns() : profile_.fault_va_block_ns) + profile_.fault_page_ns * n;
+  now += short_costs_.block[copied != 0] + profile_.fault_page_ns * n;
   kernel_counters_.gpu_fault_pages += n;
   if (bs.last_destination == requester.code) bs.fault_migrations += n;
   else bs.fault_migrations = n, bs.last_destination = requester.code;

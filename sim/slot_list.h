@@ -62,10 +62,9 @@ class SlotList {
     prefetch(out[1]);  // the links erase(head) rewrites next
     return 2;
   }
-  // Hints the cache to fetch the slot's links (a hit about to move it).
-  void prefetch(std::uint32_t slot) const {
-    if (slot < links_.size()) prefetch_for_read(&links_[slot]);
-  }
+  // Hints the cache to fetch the slot's links (a hit about to move it); a
+  // slot past the list only wastes the hint.
+  void prefetch(std::uint32_t slot) const { prefetch_element(links_.data(), slot); }
 
  private:
   // next of a slot not in the list; distinct from kNone, the end of the list.
