@@ -225,11 +225,8 @@ Nanos Engine::move_pages(AllocSlot slot, std::uint64_t block, const PageMask& pa
       run_from = from;
       run_end = page + 1;
       run += kPageSize;
-      if (!duplicate) {
-        st.copies &= static_cast<ProcessorMask>(~kCpuBit);  // the CPU's copy has no chunk to update
-        st.flags &= static_cast<std::uint8_t>(~kCpuReadOnly);
+      if (!duplicate)  // every other copy goes (the CPU's too: drop_copy clears its bit and read-only flag)
         for (ProcessorMask o = st.copies; o; o &= static_cast<ProcessorMask>(o - 1)) drop_copy(a, page, first_processor(o));
-      }
     } else {
       flush();  // first touch: populated (zero-filled) at the destination, nothing copied
       a.mark_populated(page);
