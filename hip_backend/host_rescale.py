@@ -46,6 +46,16 @@ GPU_FAULT_KEYS = [
 # first-touch phase. The CPU's memory speed (page and word access costs) stays:
 # it differs by a few percent between the lent hosts, first touches by 1.7x.
 CPU_FAULT_KEYS = ["cpu.first_touch_cost", "cpu.fault_cost", "cpu.collapse_fault_cost"]
+# ReadMostly's host work, bimodal between the lent hosts and only loosely
+# following the first touch (docs/validation.md, "The probe's collapse"): the
+# CPU's faults collapsing read duplicates, and the driver revoking the CPU's
+# write permission when a prefetch duplicates the range again. Scaled by their
+# own factors where the probe has the collapse and reprefetch phases (since
+# session 53); before, the collapse key goes with the CPU fault keys and the
+# revocation stays as calibrated.
+COLLAPSE_KEY = "cpu.collapse_fault_cost"
+REVOKE_KEYS = ["prefetch.duplicate_va_block_cost", "faults.revoke_cpu_write_page_cost"]
+COLLAPSE_PHASE, REPREFETCH_PHASE = "collapse", "reprefetch"
 # Scaled with the CPU page-fault keys where the profile has them (later keys).
 OPTIONAL_CPU_FAULT_KEYS = ["cpu.read_fault_cost"]
 # Scaled with the GPU-fault keys where the profile has them (later keys).
@@ -97,8 +107,20 @@ def isolated_times(result):
     return kernel_times(result, ISOLATED_KERNEL)
 
 
+def phase_times(result, name):
+    return [float(p["counters"]["time_ns"]) for p in result["phases"] if p["name"] == name]
+
+
 def first_touch_times(result):
-    return [float(p["counters"]["time_ns"]) for p in result["phases"] if p["name"] == FIRST_TOUCH_PHASE]
+    return phase_times(result, FIRST_TOUCH_PHASE)
+
+
+def collapse_times(result):
+    return phase_times(result, COLLAPSE_PHASE)
+
+
+def reprefetch_times(result):
+    return phase_times(result, REPREFETCH_PHASE)
 
 
 def read_probe(path):
@@ -111,15 +133,19 @@ def read_probe(path):
         fail(f"{path}: not a replay result (no kernels and phases)")
     try:
         times = (kernel_times(data), isolated_times(data), first_touch_times(data))
+        read_mostly = (collapse_times(data), reprefetch_times(data))
     except (KeyError, TypeError, ValueError):
         fail(f"{path}: a kernel or phase without counters.time_ns")
+    if tuple(len(t) for t in read_mostly) not in ((0, 0), (1, 1)):
+        fail(f"{path}: {len(read_mostly[0])} '{COLLAPSE_PHASE}' and {len(read_mostly[1])} '{REPREFETCH_PHASE}' "
+             "phases; the probe trace has one of each (or none: a probe before session 53)")
     shape = tuple(len(t) for t in times)
     if shape not in ((BULK_KERNELS, 0, 1), (BULK_KERNELS, ISOLATED_KERNELS, 1)):
         fail(f"{path}: {shape[0]} '{BULK_KERNEL}' and {shape[1]} '{ISOLATED_KERNEL}' kernels, {shape[2]} "
              f"'{FIRST_TOUCH_PHASE}' phases; the probe trace has {BULK_KERNELS} and {ISOLATED_KERNELS} "
              f"(or 0: an earlier probe) kernels and one such phase (a replay of another trace?)")
-    if min(t for group in times for t in group) <= 0:
-        fail(f"{path}: a kernel or the first-touch phase has no time (an incomplete replay)")
+    if min(t for group in times + read_mostly for t in group) <= 0:
+        fail(f"{path}: a kernel or a timed phase has no time (an incomplete replay)")
     return data
 
 
@@ -161,7 +187,13 @@ def main():
         fail(f"{profile_path}: no {', '.join(missing)} (a profile with every host-side fault key is needed)")
     gpu_keys = GPU_FAULT_KEYS + [k for k in OPTIONAL_GPU_FAULT_KEYS if k in values]
     cpu_keys = CPU_FAULT_KEYS + [k for k in OPTIONAL_CPU_FAULT_KEYS if k in values]
-    calibrated = {k: duration_ns(values[k], k, profile_path) for k in gpu_keys + cpu_keys}
+    with_collapse = all(collapse_times(p) for p in probes)
+    revoke_keys = [k for k in REVOKE_KEYS if k in values and with_collapse]
+    if with_collapse:
+        cpu_keys.remove(COLLAPSE_KEY)
+    calibrated = {k: duration_ns(values[k], k, profile_path) for k in gpu_keys + cpu_keys + revoke_keys}
+    calibrated[COLLAPSE_KEY] = duration_ns(values[COLLAPSE_KEY], COLLAPSE_KEY, profile_path)
+    revoke_keys = [k for k in revoke_keys if calibrated[k] > 0]  # a factor cannot move a zero
     tmp = tempfile.mkdtemp(prefix="umsim-host-")
 
     # Groups of keys, each scaled by its own factor to match its part of the
@@ -175,6 +207,10 @@ def main():
             base = re.sub(r"^\[faults\][^\n]*\n", lambda m: m.group(0) + 'wakeup_cost = "0ns"\n', base, count=1,
                           flags=re.M)
         calibrated[WAKEUP_KEY] = 1.0  # the "factor" of the wake-up is its value in ns
+    if with_collapse:
+        groups["collapse"] = ([COLLAPSE_KEY], "the CPU write collapsing read duplicates", collapse_times)
+        if revoke_keys:
+            groups["revoke"] = (revoke_keys, "the prefetch duplicating the collapsed range again", reprefetch_times)
 
     def scaled_text(factors):
         return set_values(base, {k: '"%dns"' % round(calibrated[k] * factors[group])
@@ -248,12 +284,14 @@ def main():
     partial = out + ".partial"
     open(partial, "w").write(text)
     os.replace(partial, out)
-    names = {"gpu": "kernel", "cpu": "first_touch", "wakeup": "isolated"}
+    names = {"gpu": "kernel", "cpu": "first_touch", "wakeup": "isolated", "collapse": "collapse",
+             "revoke": "reprefetch"}
     report = {}
     for group in groups:
         report[f"hardware_{names[group]}_ms"] = round(hardware[group] / 1e6, 3)
         report[f"profile_{names[group]}_ms"] = round(before[group] / 1e6, 3)
-        report[{"gpu": "gpu_fault_factor", "cpu": "cpu_fault_factor", "wakeup": "wakeup_ns"}[group]] = factors[group]
+        report[{"gpu": "gpu_fault_factor", "cpu": "cpu_fault_factor", "wakeup": "wakeup_ns", "collapse": "collapse_factor",
+                "revoke": "revoke_factor"}[group]] = factors[group]
     report["out"] = out
     print(json.dumps(report))
 

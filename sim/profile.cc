@@ -312,7 +312,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "wakeup_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
             "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost", "duplicated_page_cost",
-            "revoke_duplicate_page_cost", "run_cost", "cold_start_cost", "cold_start_time", "cold_start_carry"});
+            "revoke_duplicate_page_cost", "revoke_cpu_write_page_cost", "run_cost", "cold_start_cost", "cold_start_time", "cold_start_carry"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -332,6 +332,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("duplicated_page_cost")) p.fault_duplicated_page_ns = t.duration("duplicated_page_cost");
     if (t.has("run_cost")) p.fault_run_ns = t.duration("run_cost");
     if (t.has("revoke_duplicate_page_cost")) p.fault_revoke_duplicate_page_ns = t.duration("revoke_duplicate_page_cost");
+    if (t.has("revoke_cpu_write_page_cost")) p.fault_revoke_cpu_write_page_ns = t.duration("revoke_cpu_write_page_cost");
     t.finish();
   }
   {
@@ -475,7 +476,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"duplicate_va_block_cost_ns", p.duplicate_block_ns()},
                  {"migrated_page_cost_ns", p.fault_migrated_page_ns},
                  {"duplicated_page_cost_ns", p.duplicated_page_ns()},
-                 {"revoke_duplicate_page_cost_ns", p.fault_revoke_duplicate_page_ns}};
+                 {"revoke_duplicate_page_cost_ns", p.fault_revoke_duplicate_page_ns},
+                 {"revoke_cpu_write_page_cost_ns", p.fault_revoke_cpu_write_page_ns}};
   j["cpu"] = {{"fault_cost_ns", p.cpu_fault_ns},
               {"read_fault_cost_ns", p.cpu_read_fault_cost()},
               {"collapse_fault_cost_ns", p.cpu_collapse_fault_cost()},

@@ -79,6 +79,46 @@ echo '{"kernels": [{"name": "isolated", "counters": {"time_ns": 1}}], "phases": 
 run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp/few.json" >"$tmp/out" 2>&1 && fail "a partial probe accepted"
 grep -q "0 'touch' and 1 'isolated' kernels" "$tmp/out" || fail "partial probe not explained: $(cat "$tmp/out")"
 
+# The probe's ReadMostly part (since session 53): a CPU write collapsing 64
+# MiB of read duplicates and a prefetch duplicating it again, each scaling
+# its own keys (the collapse no longer with the CPU fault keys). Session 18's
+# runs with the two phases added: collapse 200 ms (profile 159.875 ms),
+# reprefetch 6 ms (profile 4.521 ms).
+with_read_mostly() {  # COLLAPSE_NS REPREFETCH_NS PREFIX
+  for r in "$probes"/host_fault_speed.r*.json; do
+    python3 - "$r" "$tmp/$3_$(basename "$r")" "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["phases"] += [{"name": n, "counters": {"time_ns": int(t)}} for n, t in
+                (("collapse", sys.argv[3]), ("reprefetch", sys.argv[4])) if t != "-"]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+  done
+}
+with_read_mostly 200000000 6000000 rm
+run "$profile" "$umsim" "$trace" "$tmp/rm.toml" "$tmp"/rm_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "probe runs with the ReadMostly phases refused"; }
+python3 - "$tmp/out" "$tmp/rm.toml" "$profile" <<'PY' || fail "ReadMostly factors: $(cat "$tmp/out")"
+import json, re, sys
+r = json.loads(open(sys.argv[1]).read())
+text, base = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+def ns(t, key):
+    return int(re.search(r'^' + key + r' = "(\d+)ns"', t, re.M).group(1))
+assert r["hardware_collapse_ms"] == 200.0 and r["hardware_reprefetch_ms"] == 6.0, r
+assert 1.25 <= r["collapse_factor"] <= 1.29 and 1.31 <= r["revoke_factor"] <= 1.37, r
+assert r["cpu_fault_factor"] == 1.206 and r["gpu_fault_factor"] == 0.975, r  # the other groups as before
+assert ns(text, "collapse_fault_cost") == round(ns(base, "collapse_fault_cost") * r["collapse_factor"])
+assert ns(text, "revoke_cpu_write_page_cost") == round(ns(base, "revoke_cpu_write_page_cost") * r["revoke_factor"])
+prefetch = lambda t: t[t.index("[prefetch]"):]
+assert ns(prefetch(text), "duplicate_va_block_cost") == round(ns(prefetch(base), "duplicate_va_block_cost") * r["revoke_factor"])
+PY
+grep -q "# the CPU write collapsing read duplicates took 200.000 ms" "$tmp/rm.toml" || fail "no note of the collapse"
+grep -q "# the prefetch duplicating the collapsed range again took 6.000 ms" "$tmp/rm.toml" || fail "no note of the reprefetch"
+with_read_mostly 200000000 - half
+run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp"/half_host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
+  fail "a collapse phase without its reprefetch accepted"
+grep -q "1 'collapse' and 0 'reprefetch' phases" "$tmp/out" || fail "half ReadMostly part not explained: $(cat "$tmp/out")"
+
 # Bad inputs: each a clear error and a non-zero exit; the named output untouched.
 echo keep >"$tmp/keep.toml"
 run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$other" >"$tmp/out" 2>&1 && fail "another trace's result accepted"

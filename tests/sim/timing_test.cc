@@ -754,6 +754,28 @@ TEST(Timing, ReadDuplicatesHaveTheirOwnPerPageCost) {
   EXPECT_EQ(replay(t, options_for(p)).kernels[0].counters.time_ns, 15248u + 1800u);
 }
 
+// A fault service duplicating the CPU's sole copy pays
+// faults.revoke_cpu_write_page_cost (500) per page the CPU may still write:
+// none right after the ReadMostly advice (it revoked the permission), both
+// pages after a CPU write gave it back. Each kernel reads A's two pages:
+// batch 10000 + block 2000 + 2 pages 100 + copy 1000 + 8192/4 = 15248, plus
+// 2 x 300 duplicated pages, plus 2 x 500 after the write.
+TEST(Timing, DuplicatingAPageTheCpuMayWriteRevokesThatPermission) {
+  auto trace = [](bool write_after_advice) {
+    TraceBuilder b;
+    b.alloc("A", 8_KiB).cpu_write("A").advise("A", trace::Advice::kSetReadMostly);
+    if (write_after_advice) b.cpu_write("A");
+    return b.kernel("dup", 0, 0).read("A").end().build();
+  };
+  HardwareProfile p = round_profile();
+  p.fault_duplicated_page_ns = 300;
+  p.fault_revoke_cpu_write_page_ns = 500;
+  EXPECT_EQ(replay(trace(false), options_for(p)).kernels.at(0).counters.time_ns, 15248u + 600u);
+  EXPECT_EQ(replay(trace(true), options_for(p)).kernels.at(0).counters.time_ns, 15248u + 600u + 1000u);
+  p.fault_revoke_cpu_write_page_ns = 0;
+  EXPECT_EQ(replay(trace(true), options_for(p)).kernels.at(0).counters.time_ns, 15248u + 600u);
+}
+
 // A GPU write to a page it holds as a read-only duplicate faults; the service
 // revokes the CPU's copy: batch 10000 + block 2000 + page 100 = 12100, plus
 // faults.revoke_duplicate_page_cost per such page. Nothing is copied.
