@@ -47,9 +47,10 @@ GPU_FAULT_KEYS = [
 # it differs by a few percent between the lent hosts, first touches by 1.7x.
 CPU_FAULT_KEYS = ["cpu.first_touch_cost", "cpu.fault_cost", "cpu.collapse_fault_cost"]
 # ReadMostly's host work, bimodal between the lent hosts and only loosely
-# following the first touch (docs/validation.md, "The probe's collapse"): the
-# CPU's faults collapsing read duplicates, and the driver revoking the CPU's
-# write permission when a prefetch duplicates the range again. Scaled by their
+# following the first touch (docs/validation.md, "The probe measures
+# ReadMostly's host work"): the CPU's faults collapsing read duplicates, and
+# the driver revoking the CPU's write permission when a prefetch duplicates the
+# range again. Scaled by their
 # own factors where the probe has the collapse and reprefetch phases (since
 # session 53); before, the collapse key goes with the CPU fault keys and the
 # revocation stays as calibrated.
@@ -191,8 +192,7 @@ def main():
     revoke_keys = [k for k in REVOKE_KEYS if k in values and with_collapse]
     if with_collapse:
         cpu_keys.remove(COLLAPSE_KEY)
-    calibrated = {k: duration_ns(values[k], k, profile_path) for k in gpu_keys + cpu_keys + revoke_keys}
-    calibrated[COLLAPSE_KEY] = duration_ns(values[COLLAPSE_KEY], COLLAPSE_KEY, profile_path)
+    calibrated = {k: duration_ns(values[k], k, profile_path) for k in gpu_keys + cpu_keys + revoke_keys + [COLLAPSE_KEY]}
     revoke_keys = [k for k in revoke_keys if calibrated[k] > 0]  # a factor cannot move a zero
     tmp = tempfile.mkdtemp(prefix="umsim-host-")
 

@@ -479,13 +479,11 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     now += (from_host ? count_pages(host_copies) : with_copy(migrate)) * ns;
   if (const Nanos ns = profile_.duplicated_page_ns(); ns != 0) now += with_copy(duplicate) * ns;
   // A duplicate of the CPU's sole copy that the CPU may still write takes
-  // that write permission first (the ReadMostly advice took it once; a CPU
-  // write since gave it back).
+  // that write permission first.
   if (const Nanos ns = profile_.fault_revoke_cpu_write_page_ns; ns != 0) {
     std::uint64_t writable = 0;
     for_each_page(duplicate, [&](std::uint32_t i) {
-      const PageState& st = a.pages[base + i];
-      writable += st.copies == kCpuBit && !(st.flags & kCpuReadOnly);
+      writable += a.pages[base + i].cpu_writes_sole_copy();
       return true;
     });
     now += static_cast<Nanos>(writable) * ns;

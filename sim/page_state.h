@@ -32,6 +32,10 @@ struct PageState {
   std::int8_t preferred = -1;     // PreferredLocation advice (Processor code), -1 unset
   std::uint8_t flags = 0;         // PageFlag bits
 
+  // The CPU holds the only copy and may still write it: duplicating the page
+  // elsewhere revokes that permission first (the ReadMostly advice revokes it
+  // up front, kCpuReadOnly; a CPU write gives it back).
+  bool cpu_writes_sole_copy() const { return copies == kCpuBit && !(flags & kCpuReadOnly); }
   // Any advice that changes where a fault on the page is served.
   bool advised() const { return preferred >= 0 || accessed_by != 0 || (flags & kReadMostly); }
 };
