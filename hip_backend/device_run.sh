@@ -10,7 +10,9 @@
 # probe (traces/probe/host_fault_speed.umt,
 # results in probe/; hip_backend/host_rescale.py) and replays the validation
 # suite three times, each repetition after a host probe of its own, since a
-# machine's fault servicing can change within a call (suite2: the two-GPU
+# machine's fault servicing can change within a call; every replay's process
+# then measures its own host speed with traces/probe/host_mode.umt (results in
+# hw_host/, hw2_host/; hip_backend/per_process_sims.sh) (suite2: the two-GPU
 # suite, on a two-GPU machine; diag: every trace of the folder
 # $UMSIM_DIAG_TRACES three times, for a diagnostic's own fit, results in diag/).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
@@ -137,13 +139,15 @@ for step in "$@"; do
       # suite2: the two-GPU traces, on a machine with two GPUs (results in hw2/).
       dir=traces/validation hw=hw
       [[ $step == suite2 ]] && dir=traces/validation_2gpu hw=hw2
-      mkdir -p "$res/$hw"
+      mkdir -p "$res/$hw" "$res/${hw}_host"
       [[ $step == suite2 ]] && nvidia-smi topo -m >"$res/logs/topology.txt" 2>&1
       for rep in 1 2 3; do
         host_probe
         for t in "$dir"/*.umt; do
           name=$(basename "$t" .umt)
-          timeout 60 "$bin" replay "$t" --json "$res/$hw/$name.r$rep.json" >>"$res/logs/$step.log" 2>&1
+          # Each replay's process measures its own host speed afterwards (host_mode.umt).
+          timeout 60 "$bin" replay "$t" --json "$res/$hw/$name.r$rep.json" --host-probe traces/probe/host_mode.umt \
+            --host-probe-json "$res/${hw}_host/$name.r$rep.json" >>"$res/logs/$step.log" 2>&1
           log "replay $name rep $rep exit $?"
         done
       done

@@ -576,10 +576,12 @@ Measurements replay_plan(const Plan& plan, const ReplayOptions& options) {
 // Collecting UM counters slows kernels (CUPTI re-arms its buffers after each
 // flush) and the driver's fault path, so times come from a pass without
 // counters and the counters from a second pass of the same plan.
-Measurements replay_plan_two_pass(const Plan& plan, const ReplayOptions& options) {
+Measurements replay_plan_two_pass(const Plan& plan, const ReplayOptions& options,
+                                  const std::function<void()>& between_passes) {
   ReplayOptions timing = options;
   timing.counters = false;
   Measurements m = replay_plan(plan, timing);
+  if (between_passes) between_passes();
   if (!options.counters) return m;
   ReplayOptions counting = options;
   counting.counters = true;

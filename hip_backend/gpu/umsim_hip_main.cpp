@@ -1,6 +1,7 @@
 // umsim-hip: replays umsim traces on a real GPU and calibrates hardware profiles.
 //
 //   umsim-hip replay TRACE [--json OUT] [--safe-fraction F] [--no-counters]
+//                    [--host-probe PROBE.umt --host-probe-json PROBE_OUT]
 //   umsim-hip calibrate --out profiles/NAME.toml [--raw FILE] [--quick]
 //   umsim-hip fit --raw FILE --out profiles/NAME.toml
 //   umsim-hip record -o OUT.umt -- PROGRAM ARGS...   (hip_backend/recorder/)
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,9 +38,13 @@ using namespace umsim::hip;
 const char* kUsage =
     "usage:\n"
     "  umsim-hip replay TRACE [--json OUT] [--safe-fraction F] [--no-counters]\n"
+    "                  [--host-probe PROBE.umt --host-probe-json PROBE_OUT]\n"
     "      Replays TRACE on GPU 0.. with the real runtime API and writes the same JSON\n"
     "      schema as `umsim replay` (producer \"umsim-hip\"). Refuses traces whose managed\n"
     "      footprint exceeds F (default 0.5, at most 0.5) of the GPU's free memory.\n"
+    "      --host-probe replays PROBE.umt in the same process right after TRACE's timed\n"
+    "      pass (one pass, no counters) and writes its result to PROBE_OUT: the host's\n"
+    "      speed differs from one process to the next; this measures the one TRACE ran in.\n"
     "  umsim-hip calibrate --out PROFILE.toml [--raw RAW.json] [--quick]\n"
     "      Measures the profile's parameters, writes the raw measurements (default\n"
     "      profiles/raw/NAME/calibration.json) and updates PROFILE.toml's values in place.\n"
@@ -49,7 +55,7 @@ const char* kUsage =
 
 struct Args {
   std::vector<std::string> positional;
-  std::string json, out, raw;
+  std::string json, out, raw, host_probe, host_probe_json;
   double safe_fraction = kDefaultSafeFraction;
   bool counters = true, quick = false, help = false;
 };
@@ -65,6 +71,8 @@ Args parse(int argc, char** argv) {
     if (s == "--json") a.json = value();
     else if (s == "--out") a.out = value();
     else if (s == "--raw") a.raw = value();
+    else if (s == "--host-probe") a.host_probe = value();
+    else if (s == "--host-probe-json") a.host_probe_json = value();
     else if (s == "--safe-fraction") a.safe_fraction = std::stod(value());
     else if (s == "--no-counters") a.counters = false;
     else if (s == "--quick") a.quick = true;
@@ -101,26 +109,73 @@ void print_summary(const Result& r) {
   row("total", r.total);
 }
 
-int replay(const Args& a) {
-  if (a.positional.size() != 1) throw std::runtime_error("replay needs exactly one TRACE\n" + std::string(kUsage));
-  auto reader = trace::open_trace(a.positional[0]);
-  const Plan plan = build_plan(*reader);
-  for (const auto& w : plan.warnings) std::fprintf(stderr, "umsim-hip: warning: %s\n", w.c_str());
-  ReplayOptions opt;
-  opt.safe_fraction = a.safe_fraction;
-  opt.counters = a.counters;
-  const Measurements m = replay_plan_two_pass(plan, opt);
+nlohmann::ordered_json replay_config(const Args& a, bool counters) {
   nlohmann::ordered_json config;
   config["backend"] = "umsim-hip";
   config["safe_fraction"] = a.safe_fraction;
   config["page_access"] = "one warp per 4 KiB page, whole page read or written";
   config["streams"] = "one non-blocking stream per trace stream id";
   config["phase_boundaries"] = "device synchronized at each phase marker";
-  config["passes"] = a.counters ? "times from a pass without UM counters, counters from a second pass" : "one pass, no UM counters";
+  config["passes"] = counters ? "times from a pass without UM counters, counters from a second pass" : "one pass, no UM counters";
   config["excluded_from_times"] = "host time inside allocation and free calls";
-  const Result r = make_result(plan, m, config);
+  return config;
+}
+
+Plan read_plan(const std::string& path) {
+  auto reader = trace::open_trace(path);
+  Plan plan = build_plan(*reader);
+  for (const auto& w : plan.warnings) std::fprintf(stderr, "umsim-hip: warning: %s (%s)\n", w.c_str(), path.c_str());
+  return plan;
+}
+
+// The outputs must differ from each other and from the traces read: a result
+// written over an input would destroy it.
+void check_outputs(const Args& a) {
+  std::vector<std::string> inputs = {a.positional[0]};
+  if (!a.host_probe.empty()) inputs.push_back(a.host_probe);
+  std::vector<std::string> outputs;
+  for (const auto& o : {a.json, a.host_probe_json})
+    if (!o.empty()) outputs.push_back(o);
+  namespace fs = std::filesystem;
+  auto same = [](const std::string& x, const std::string& y) {
+    std::error_code ec;
+    return fs::weakly_canonical(fs::absolute(x), ec) == fs::weakly_canonical(fs::absolute(y), ec);
+  };
+  for (const auto& o : outputs)
+    for (const auto& i : inputs)
+      if (same(o, i)) throw std::runtime_error("output " + o + " is the input " + i + " (refused: it would be overwritten)");
+  if (outputs.size() == 2 && same(outputs[0], outputs[1]))
+    throw std::runtime_error("--json and --host-probe-json name the same file " + outputs[0]);
+}
+
+int replay(const Args& a) {
+  if (a.positional.size() != 1) throw std::runtime_error("replay needs exactly one TRACE\n" + std::string(kUsage));
+  if (a.host_probe.empty() != a.host_probe_json.empty())
+    throw std::runtime_error("--host-probe and --host-probe-json go together (the probe trace and where its result goes)");
+  check_outputs(a);
+  const Plan plan = read_plan(a.positional[0]);
+  // Read (and check) the probe before the GPU work, so a bad probe costs nothing.
+  const std::optional<Plan> probe = a.host_probe.empty() ? std::nullopt : std::optional<Plan>(read_plan(a.host_probe));
+  ReplayOptions opt;
+  opt.safe_fraction = a.safe_fraction;
+  opt.counters = a.counters;
+  // The probe runs right after the timed pass: closest in time to what it
+  // describes, and before the counting pass turns on UM counters, which stay on
+  // for the rest of the process and slow the host's page faults.
+  std::optional<Result> probe_result;
+  const auto run_probe = [&] {
+    ReplayOptions once = opt;
+    once.counters = false;
+    const Measurements pm = replay_plan(*probe, once);
+    nlohmann::ordered_json config = replay_config(a, false);
+    config["host_probe_after"] = a.positional[0] + " (after its timed pass, before its counting pass)";
+    probe_result = make_result(*probe, pm, config);
+  };
+  const Measurements m = probe ? replay_plan_two_pass(plan, opt, run_probe) : replay_plan_two_pass(plan, opt);
+  const Result r = make_result(plan, m, replay_config(a, a.counters));
   print_summary(r);
   if (!a.json.empty()) write_file(a.json, to_json(r).dump(2) + "\n");
+  if (probe_result) write_file(a.host_probe_json, to_json(*probe_result).dump(2) + "\n");
   return 0;
 }
 

@@ -37,6 +37,38 @@ status=$?
 [[ $status -eq 1 ]] || fail "small.umt: exit $status, expected 1: $(cat err.txt)"
 grep -qx "fake hip: hipMalloc" err.txt || fail "small.umt: no allocation reached: $(cat err.txt)"
 
+# The per-process host probe: both options or neither; outputs never name an
+# input or each other; a bad probe trace is refused before any GPU work.
+printf 'umsim-trace 1\nalloc A 4MiB managed\nkernel k gpu=0\n  q A len=4MiB\nend\n' >bad_probe.umt
+"$umsim_hip" replay small.umt --host-probe small.umt >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--host-probe alone: exit $status, expected 1"
+grep -qF "umsim-hip: --host-probe and --host-probe-json go together" err.txt || fail "--host-probe alone: $(cat err.txt)"
+cp small.umt keep.umt
+"$umsim_hip" replay small.umt --json keep.umt >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--json naming another input's path: exit $status, expected 1"
+"$umsim_hip" replay keep.umt --json ./keep.umt >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--json naming the trace: exit $status, expected 1"
+grep -qF "umsim-hip: output ./keep.umt is the input keep.umt (refused: it would be overwritten)" err.txt ||
+  fail "--json naming the trace: $(cat err.txt)"
+cmp -s small.umt keep.umt || fail "--json naming the trace: the trace was changed"
+"$umsim_hip" replay small.umt --host-probe keep.umt --host-probe-json keep.umt >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--host-probe-json naming the probe: exit $status, expected 1"
+grep -qF "is the input keep.umt (refused" err.txt || fail "--host-probe-json naming the probe: $(cat err.txt)"
+"$umsim_hip" replay small.umt --json r.json --host-probe keep.umt --host-probe-json ./r.json >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "the two outputs the same: exit $status, expected 1"
+grep -qF "umsim-hip: --json and --host-probe-json name the same file r.json" err.txt || fail "the two outputs the same: $(cat err.txt)"
+"$umsim_hip" replay small.umt --json r.json --host-probe bad_probe.umt --host-probe-json p.json >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "bad probe trace: exit $status, expected 1"
+grep -qF "bad_probe.umt:4" err.txt || fail "bad probe trace: no file and line: $(cat err.txt)"
+grep -q "Malloc" err.txt && fail "bad probe trace: allocated before refusing: $(cat err.txt)"
+[[ -e r.json || -e p.json ]] && fail "bad probe trace: a result was written"
+
 # Standard output is an output: a full disk behind it fails the command with the reason.
 "$umsim_hip" replay --help >/dev/full 2>err.txt
 status=$?
