@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Validation with each replay's own host speed (docs/validation.md, "The host's
-# speed is set per process"): for every repetition of every trace, the call's
-# host probe runs scaled to that repetition's process (process_probe.py, from
-# its host/ result), the profile's host part rescaled from them
-# (host_rescale.py), the trace simulated with that profile; the simulated
-# repetitions are merged like the hardware's (merge_reps.py: median per scope)
-# and compared with them.
+# speed is set per process"): the profile's host part rescaled by the call's
+# host probe (host_rescale.py), then, for every repetition of every trace,
+# moved to that repetition's process (process_profile.py, from its host/
+# result), the trace simulated with it; the simulated repetitions are merged
+# like the hardware's (merge_reps.py: median per scope) and compared with them.
 #   hip_backend/per_process_sims.sh PROFILE RESULTS_DIR OUT_DIR [TRACES_DIR]
 # RESULTS_DIR is a call's results with probe/ and host/ (session 57 on).
-# Outputs: OUT_DIR/{profiles,sim,hw,compare}/ and OUT_DIR/error_table.md.
-# Two traces at a time (about 15 s per repetition).
+# Outputs: OUT_DIR/call.toml, OUT_DIR/{profiles,sim,hw,compare}/ and
+# OUT_DIR/error_table.md. About a minute for the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ $# -ge 3 ]] || { echo "usage: per_process_sims.sh PROFILE RESULTS_DIR OUT_DIR [TRACES_DIR]" >&2; exit 2; }
@@ -20,33 +19,20 @@ done
 ./bazelw build //tools:umsim >&2
 umsim=$(mktemp -d)/umsim
 cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
-mkdir -p "$out/profiles" "$out/sim" "$out/hw" "$out/compare" "$out/probes"
-
-one_rep() {  # name rep
-  local name=$1 rep=$2 scaled="$out/probes/$1.r$2"
-  python3 hip_backend/process_probe.py "$scaled" "$results/host/$name.r$rep.json" --call "$results"/host/*.json \
-    --probes "$results"/probe/*.json >"$scaled.factors.json"
-  python3 hip_backend/host_rescale.py --source "the call's host probe scaled to $name r$rep's process" "$profile" \
-    "$umsim" traces/probe/host_fault_speed.umt "$out/profiles/$name.r$rep.toml" "$scaled"/probe.r*.json >/dev/null
-  "$umsim" replay "$traces/$name.umt" --profile "$out/profiles/$name.r$rep.toml" --json "$out/sim/$name.r$rep.json" -q
-}
-
-running=0
+mkdir -p "$out/profiles" "$out/sim" "$out/hw" "$out/compare"
+python3 hip_backend/host_rescale.py "$profile" "$umsim" traces/probe/host_fault_speed.umt "$out/call.toml" \
+  "$results"/probe/*.json >"$out/call.rescale.json"
 for trace in "$traces"/*.umt; do
   name=$(basename "$trace" .umt)
   compgen -G "$results/$name.r*.json" >/dev/null || continue
   for hw in "$results/$name".r*.json; do
     rep=${hw##*.r}; rep=${rep%.json}
-    [[ -f $results/host/$name.r$rep.json ]] || { echo "per_process_sims.sh: no host/$name.r$rep.json in $results" >&2; exit 1; }
-    one_rep "$name" "$rep" &
-    running=$((running + 1))
-    if ((running >= 2)); then wait -n; running=$((running - 1)); fi
+    host=$results/host/$name.r$rep.json
+    [[ -f $host ]] || { echo "per_process_sims.sh: no host/$name.r$rep.json in $results" >&2; exit 1; }
+    python3 hip_backend/process_profile.py "$out/call.toml" "$host" "$out/profiles/$name.r$rep.toml" \
+      "$results"/host/*.json >/dev/null
+    "$umsim" replay "$trace" --profile "$out/profiles/$name.r$rep.toml" --json "$out/sim/$name.r$rep.json" -q
   done
-done
-wait
-for trace in "$traces"/*.umt; do
-  name=$(basename "$trace" .umt)
-  compgen -G "$results/$name.r*.json" >/dev/null || continue
   python3 hip_backend/merge_reps.py "$out/sim/$name".r*.json >"$out/sim/$name.json"
   python3 hip_backend/merge_reps.py "$results/$name".r*.json >"$out/hw/$name.json"
   "$umsim" compare "$out/sim/$name.json" "$out/hw/$name.json" --json "$out/compare/$name.compare.json" \
