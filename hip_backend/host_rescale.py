@@ -70,6 +70,14 @@ FIRST_TOUCH_PHASE = "main"  # the probe's first phase: the CPU writes A, 1 GiB, 
 BULK_KERNEL, BULK_KERNELS = "touch", 3
 ISOLATED_KERNEL, ISOLATED_KERNELS = "isolated", 16  # absent from the probe runs of sessions 18-21
 MAX_WAKEUP_NS = 2e6
+# The report's names for each group: its part of the probe, and its factor (the wake-up's value).
+REPORT_NAMES = {
+    "gpu": ("kernel", "gpu_fault_factor"),
+    "cpu": ("first_touch", "cpu_fault_factor"),
+    "wakeup": ("isolated", "wakeup_ns"),
+    "collapse": ("collapse", "collapse_factor"),
+    "revoke": ("reprefetch", "revoke_factor"),
+}
 UNITS_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -150,6 +158,17 @@ def read_probe(path):
     return data
 
 
+def check_inputs_and_output(inputs, out, fail):
+    """Every input exists and OUT.toml names none of them (it would be overwritten)."""
+    if not out.endswith(".toml"):
+        fail(f"OUT must end in .toml (got '{out}')")
+    for path in inputs:
+        if not os.path.isfile(path):
+            fail(f"{path}: no such file")
+        if os.path.exists(out) and os.path.samefile(out, path):
+            fail(f"output {out} is the input {path} (refused: it would be overwritten)")
+
+
 def note_lines(text, width=100):
     """TEXT as profile comment lines of at most WIDTH characters (words kept whole)."""
     lines, line = [], "#"
@@ -173,13 +192,7 @@ def main():
              "[PROBE.json ...]")
     profile_path, umsim, trace, out = args[0], os.path.abspath(args[1]), args[2], args[3]
     probe_paths = args[4:]
-    if not out.endswith(".toml"):
-        fail(f"OUT must end in .toml (got '{out}')")
-    for path in [profile_path, trace] + probe_paths:
-        if not os.path.isfile(path):
-            fail(f"{path}: no such file")
-        if os.path.exists(out) and os.path.samefile(out, path):
-            fail(f"output {out} is the input {path} (refused: it would be overwritten)")
+    check_inputs_and_output([profile_path, trace] + probe_paths, out, fail)
     probes = [read_probe(p) for p in probe_paths]
     base = open(profile_path).read()
     values = profile_values(base)
@@ -284,14 +297,12 @@ def main():
     partial = out + ".partial"
     open(partial, "w").write(text)
     os.replace(partial, out)
-    names = {"gpu": "kernel", "cpu": "first_touch", "wakeup": "isolated", "collapse": "collapse",
-             "revoke": "reprefetch"}
     report = {}
     for group in groups:
-        report[f"hardware_{names[group]}_ms"] = round(hardware[group] / 1e6, 3)
-        report[f"profile_{names[group]}_ms"] = round(before[group] / 1e6, 3)
-        report[{"gpu": "gpu_fault_factor", "cpu": "cpu_fault_factor", "wakeup": "wakeup_ns", "collapse": "collapse_factor",
-                "revoke": "revoke_factor"}[group]] = factors[group]
+        part, factor_name = REPORT_NAMES[group]
+        report[f"hardware_{part}_ms"] = round(hardware[group] / 1e6, 3)
+        report[f"profile_{part}_ms"] = round(before[group] / 1e6, 3)
+        report[factor_name] = factors[group]
     report["out"] = out
     print(json.dumps(report))
 

@@ -11,6 +11,7 @@
 # OUT_DIR/error_table.md. About a minute for the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source hip_backend/compare_common.sh
 [[ $# -ge 3 ]] || { echo "usage: per_process_sims.sh PROFILE RESULTS_DIR OUT_DIR [TRACES_DIR]" >&2; exit 2; }
 profile=$1 results=$2 out=$3 traces=${4:-traces/validation}
 for need in "$profile" "$results/probe" "$results/host"; do
@@ -34,9 +35,7 @@ for trace in "$traces"/*.umt; do
     "$umsim" replay "$trace" --profile "$out/profiles/$name.r$rep.toml" --json "$out/sim/$name.r$rep.json" -q
   done
   python3 hip_backend/merge_reps.py "$out/sim/$name".r*.json >"$out/sim/$name.json"
-  python3 hip_backend/merge_reps.py "$results/$name".r*.json >"$out/hw/$name.json"
-  "$umsim" compare "$out/sim/$name.json" "$out/hw/$name.json" --json "$out/compare/$name.compare.json" \
-    >"$out/compare/$name.txt"
+  compare_with_hardware "$umsim" "$name" "$out/sim/$name.json" "$results" "$out"
 done
 python3 hip_backend/error_table.py "$out"/compare/*.compare.json >"$out/error_table.md"
 cat "$out/error_table.md"

@@ -76,13 +76,7 @@ def main():
     if len(args) < 4:
         fail(USAGE)
     profile_path, process_path, out, call_paths = args[0], args[1], args[2], args[3:]
-    if not out.endswith(".toml"):
-        fail(f"OUT must end in .toml (got '{out}')")
-    for path in [profile_path, process_path] + call_paths:
-        if not os.path.isfile(path):
-            fail(f"{path}: no such file")
-        if os.path.exists(out) and os.path.samefile(out, path):
-            fail(f"output {out} is the input {path} (refused: it would be overwritten)")
+    hr.check_inputs_and_output([profile_path, process_path] + call_paths, out, fail)
     process = hr.read_probe(process_path)
     call = [hr.read_probe(p) for p in call_paths]
     base = open(profile_path).read()

@@ -11,6 +11,7 @@
 # Outputs: OUT_DIR/{sim,hw,compare}/ and OUT_DIR/error_table.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source hip_backend/compare_common.sh
 profile=${1:-profiles/h200-pcie5.toml}
 results=${2:-hip_backend/results/h200-pcie5/session9}
 out=${3:-docs/validation}
@@ -26,9 +27,7 @@ for trace in "$traces"/*.umt; do
     continue
   fi
   "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q
-  python3 hip_backend/merge_reps.py "$results/$name".r*.json >"$out/hw/$name.json"
-  "$umsim" compare "$out/sim/$name.json" "$out/hw/$name.json" --json "$out/compare/$name.compare.json" \
-    >"$out/compare/$name.txt"
+  compare_with_hardware "$umsim" "$name" "$out/sim/$name.json" "$results" "$out"
 done
 python3 hip_backend/error_table.py "$out"/compare/*.compare.json >"$out/error_table.md"
 cat "$out/error_table.md"
