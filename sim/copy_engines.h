@@ -24,7 +24,10 @@ class CopyEngines {
   // speed depends on what else uses the link then (sim/shared_link.h).
   template <class EndOf>
   [[gnu::always_inline]] Nanos schedule_with(Nanos ready, EndOf end_of) {
-    auto it = std::min_element(free_at_.begin(), free_at_.end());
+    // std::min_element's first least, in line (GCC called it out of line).
+    Nanos* it = free_at_.data();
+    for (Nanos *p = it + 1, *last = it + free_at_.size(); p != last; ++p)
+      if (*p < *it) it = p;
     const Nanos end = end_of(std::max(ready, *it));
     *it = end;
     return end;
