@@ -428,8 +428,9 @@ class Engine {
   // the first run it did not service. Only where lone_pages_apply().
   bool lone_pages_apply() const;  // the short path, the eviction order kept in line, 4 KiB chunks
   std::size_t service_lone_runs(std::size_t r);
+  // `victim`: the chunk to replace where memory is full (first_chunk_to_replace), else null.
   inline Nanos service_page_in_one_pass(Allocation& a, AllocSlot slot, std::uint64_t page, std::uint32_t& chunk_slot,
-                                        bool full, Nanos now);
+                                        PhysicalChunk* victim, Nanos now);
   // thrashing_response.cc: the thrashing policy's hint before a block's
   // faulted pages are placed, and its detection after pages migrated; both
   // apply the policy's response to the block.
@@ -542,6 +543,10 @@ class Engine {
   inline bool replaces_first_chunk(int gpu) const;
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
+  inline PhysicalChunk* first_chunk_to_replace(int gpu);
+  inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);
+  inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
+                                 Counters& cnt);
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now, bool hold);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
   void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);

@@ -25,15 +25,39 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
          !order->empty() && mem.evictable(order->front());
 }
 
+// replaces_first_chunk's test where the engine keeps the order
+// (lone_pages_apply) and the caller has checked that no chunk is held busy
+// (lone_fault.cc): the chunk it would replace, looked up once for the test
+// and the replacement; null where the test fails. The order lists allocated
+// chunks that are not pinned (chunk_for's takes; a device allocation's are
+// never listed), so with one of them evictable the pinned ones cannot fill
+// the memory.
+[[gnu::always_inline]] inline PhysicalChunk* Engine::first_chunk_to_replace(int gpu) {
+  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  const SlotList& order = *eviction_order_[gpu];
+  if (mem.has_free() || order.empty()) return nullptr;
+  PhysicalChunk& c = mem.chunk(order.front());
+  return c.allocated && !c.pinned && !c.busy ? &c : nullptr;
+}
+
 // The 4 KiB case alone: lone_fault's (4 KiB only) calls it directly, without
 // the other granularities' branch on a page-granular replay's every fault.
 [[gnu::always_inline]] inline std::uint32_t Engine::replace_first_page_chunk(int gpu, AllocSlot slot,
                                                                            std::uint64_t page, Nanos& now) {
+  GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  PhysicalChunk& c = mem.chunk(eviction_order_[gpu]->front());
+  replace_page_chunk(gpu, c, slot, page, now, counters());
+  return c.slot;
+}
+
+// replace_first_page_chunk with the order's first chunk `c` at hand and the
+// scope's counters given (the caller knows which).
+[[gnu::always_inline]] inline void Engine::replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot,
+                                                              std::uint64_t page, Nanos& now, Counters& cnt) {
   const auto gi = static_cast<std::size_t>(gpu);
   GpuState& g = gpus_[gi];
   SlotList& order = *eviction_order_[gpu];
-  const std::uint32_t victim = order.front();
-  PhysicalChunk& c = g.memory.chunk(victim);
+  const std::uint32_t victim = c.slot;
   Allocation& va = allocs_[c.alloc];
   const std::uint64_t vp = c.first_page;
   if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
@@ -46,7 +70,6 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
     st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
     st.mapped = mappings_for(va, st);
     st.flags &= static_cast<std::uint8_t>(~kPinned);
-    Counters& cnt = counters();
     now += profile_.eviction_chunk_ns;
     if (sole) {
       now = std::max(now, g.d2h.schedule(copy_client_, now, short_costs_.page_d2h));
@@ -58,8 +81,23 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   va.chunk_slot[gi][vp] = kNoSlot;
   g.memory.retake(c, slot, page);
   order.move_to_back(victim);
-  if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
-  return victim;
+  if (prefetch_ahead_) prefetch_listed_victims(gi, order);
+}
+
+// prefetch_upcoming_victims for the engine's own order, which lists allocated
+// chunks only (an allocation's chunks are released before it is freed): the
+// same hints without the checks that a policy's answer needs.
+[[gnu::always_inline]] inline void Engine::prefetch_listed_victims(std::size_t gpu, const SlotList& order) {
+  const GpuMemory& mem = gpus_[gpu].memory;
+  const std::uint32_t first = order.front();  // listed: the victim just moved to the back
+  if (const std::uint32_t second = order.next(first); second != SlotList::kNone) {
+    order.prefetch(second);  // the links erase(first) rewrites
+    prefetch_for_read(&mem.chunk(second));
+  }
+  const PhysicalChunk& c = mem.chunk(first);
+  const Allocation& a = allocs_[c.alloc];
+  prefetch_element(a.pages.data(), c.first_page);
+  prefetch_element(a.chunk_slot[gpu].data(), c.first_page >> chunk_shift_);
 }
 
 [[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,

@@ -31,11 +31,11 @@ bool Engine::lone_faults_apply() const {
 // block, from `now`; returns when the page has landed. The caller checked
 // that the page is unadvised and nowhere but in host memory (or nowhere
 // yet), has no chunk (`chunk_slot`), that no chunk is held busy and, when
-// memory is `full`, that the order's first chunk is the victim, and that the
-// kernel is open (counters() is kernel_counters_).
+// memory is full, found the order's first chunk to replace (`victim`), and
+// that the kernel is open (counters() is kernel_counters_).
 [[gnu::always_inline]] inline Nanos Engine::service_page_in_one_pass(Allocation& a, AllocSlot slot,
                                                                      std::uint64_t page, std::uint32_t& chunk_slot,
-                                                                     bool full, Nanos now) {
+                                                                     PhysicalChunk* victim, Nanos now) {
   const int g = kernel_.gpu;
   const auto gi = static_cast<std::size_t>(g);
   PageState& st = a.pages[page];
@@ -57,19 +57,21 @@ bool Engine::lone_faults_apply() const {
   // A chunk for the page (chunk_for), by evicting the order's first where memory is full.
   Nanos t = now;
   const ProcessorMask gbit = processor_bit(requester);
-  if (full) {
-    chunk_slot = replace_first_page_chunk(g, slot, page, t);
+  if (victim) {
+    replace_page_chunk(g, *victim, slot, page, t, kernel_counters_);
+    chunk_slot = victim->slot;
   } else {
     SlotList& order = *eviction_order_[gi];
     chunk_slot = gpu.memory.take(slot, page, /*pinned=*/false);
     if (order.contains(chunk_slot)) order.erase(chunk_slot);
     order.push_back(chunk_slot);
+    victim = &gpu.memory.chunk(chunk_slot);
   }
-  PhysicalChunk& c = gpu.memory.chunk(chunk_slot);
+  PhysicalChunk& c = *victim;
   st.flags &= static_cast<std::uint8_t>(~cleared);
   if (!copied) a.mark_populated(page);
   st.copies = gbit;
-  st.mapped = mappings_for(a, st);
+  st.mapped = static_cast<ProcessorMask>(gbit | a.always_mapped);  // mappings_for of an unadvised page
   c.resident = 1;  // a fresh chunk: no residency change to report
   c.fresh = false;
   PageMask& resident = a.gpu_resident[gi][block];
@@ -93,11 +95,12 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   // Unadvised, nowhere but in host memory (or nowhere yet), not mapped here,
   // no chunk of its own yet, the fault buffer empty; when memory is full, the
   // order's first chunk is the victim (choose_victim's first evictable one).
-  const bool full = !gpu.memory.has_free();
   if (!a.managed() || (st.mapped & kernel_bit_) || (st.flags & kInFaultBuffer) || st.advised() ||
       (st.copies != 0 && st.copies != kCpuBit) || chunk_slot != kNoSlot || fault_entries_ != 0 ||
-      !fault_buffer_.empty() || !busy_chunks_.empty() || (full && !replaces_first_chunk(g)))
+      !fault_buffer_.empty() || !busy_chunks_.empty())
     return false;
+  PhysicalChunk* victim = nullptr;
+  if (!gpu.memory.has_free() && !(victim = first_chunk_to_replace(g))) return false;
 
   // single_page_fault and gpu_access_slow: the access (counted by the
   // caller), the fault, its entry.
@@ -110,7 +113,7 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   // service_single_fault: the batch of this one page.
   const Nanos batch_start = start_fault_batch(gpu);
   ++kernel_counters_.fault_batches;
-  kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, full, batch_start + profile_.fault_batch_ns);
+  kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, victim, batch_start + profile_.fault_batch_ns);
 
   // service_single_fault's end: the fault engine is free, the page lands.
   gpu.fault_engine_free = kernel_.now;
@@ -136,11 +139,11 @@ std::size_t Engine::service_lone_runs(std::size_t r) {
     std::uint32_t& chunk_slot = a.chunk_slot[gi][page];  // a chunk is a page
     // try_service_short's page check, and chunk_for's cases that take the
     // page's chunk as service_page_in_one_pass does.
-    const bool full = !mem.has_free();
-    if (st.advised() || (st.copies != 0 && st.copies != kCpuBit) || chunk_slot != kNoSlot || !busy_chunks_.empty() ||
-        (full && !replaces_first_chunk(g)))
+    if (st.advised() || (st.copies != 0 && st.copies != kCpuBit) || chunk_slot != kNoSlot || !busy_chunks_.empty())
       break;
-    kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, full, kernel_.now);
+    PhysicalChunk* victim = nullptr;
+    if (!mem.has_free() && !(victim = first_chunk_to_replace(g))) break;
+    kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, victim, kernel_.now);
   }
   return r;
 }
