@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""A profile whose directly measured keys are the median of many calibrations.
+
+usage: pool_calibrations.py [--keys K1,K2,...] PROFILE OUT.toml CALIBRATION_DIR...
+
+Each CALIBRATION_DIR is what one GPU-machine call's `device_run.sh calibrate`
+left (profiles/raw/h200-pcie5/later/sessionN: its calibrated.toml). Every key
+of POOLED_KEYS (or --keys) is set to the median of that key over the
+calibrations; every other key and every comment of PROFILE stays.
+
+Why: these keys are read off one microbenchmark each (a copy, a launch, a
+prefetch call, a remote read), and each call's value carries that call's host
+and link: the same key moves by 10-60% from one fresh H200 machine to the next
+(docs/validation.md, "One calibration or the median of many"). A profile taken
+from one call predicts the next call with that call's luck; the median of
+many predicts a call it has not seen better. Keys fitted on a diagnostic of
+their own, or tuned in the simulator on the calibration's fault runs, are not
+pooled here.
+
+Writes OUT.toml through a temporary file renamed into place; an OUT that
+names an input is refused. Prints one line per pooled key: the value before,
+the median, the range and the number of calibrations.
+"""
+import os
+import statistics
+import sys
+import tomllib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_rescale import UNITS_NS, check_inputs_and_output, duration_ns, profile_values  # noqa: E402
+from tune_profile import set_values  # noqa: E402
+
+POOLED_KEYS = [
+    "gpu.access_gbps", "gpu.access_cost", "gpu.launch_cost", "gpu.idle_start_cost",
+    "remote.gpu_to_host_gbps", "remote.access_cost",
+    "prefetch.call_cost", "prefetch.cold_call_cost", "prefetch.va_block_cost",
+    "prefetch.to_cpu_va_block_cost", "prefetch.duplicate_va_block_cost",
+    "host.copy_call_cost", "host.pageable_copy_gbps", "host.pageable_to_host_copy_gbps",
+]
+USAGE = "usage: pool_calibrations.py [--keys K1,K2,...] PROFILE OUT.toml CALIBRATION_DIR..."
+
+
+def fail(message):
+    print(f"pool_calibrations.py: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def is_duration(text):
+    return text.startswith('"') and text.rstrip('"').rstrip().endswith(tuple(UNITS_NS))
+
+
+def number(text, key, path):
+    """A key's value in ns (durations) or as written (numbers)."""
+    if is_duration(text):
+        return duration_ns(text, key, path)
+    try:
+        return float(text)
+    except ValueError:
+        fail(f"{path}: {key} = {text}: expected a number or a duration")
+
+
+def written(median, like):
+    """MEDIAN in the form the profile's value LIKE has: a duration in ns, an integer or a number."""
+    if is_duration(like):
+        return f'"{median:.3f}ns"' if median < 10 else f'"{round(median)}ns"'
+    if "." not in like and "e" not in like.lower():
+        return str(round(median))
+    return f"{median:.4g}"
+
+
+def calibrated_values(directory):
+    path = os.path.join(directory, "calibrated.toml")
+    if not os.path.isfile(path):
+        fail(f"{directory}: no calibrated.toml (expected a calibration's folder, e.g. "
+             "profiles/raw/h200-pcie5/later/sessionN)")
+    text = open(path).read()
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        fail(f"{path}: not valid TOML ({e})")
+    return path, profile_values(text)
+
+
+def main():
+    args = sys.argv[1:]
+    keys = POOLED_KEYS
+    if args[:1] == ["--keys"]:
+        if len(args) < 2 or not args[1]:
+            fail("--keys needs a comma-separated list of section.key names")
+        keys, args = args[1].split(","), args[2:]
+    if len(args) < 3:
+        fail(USAGE)
+    profile, out, directories = args[0], args[1], args[2:]
+    check_inputs_and_output([profile] + [os.path.join(d, "calibrated.toml") for d in directories], out, fail)
+    base_text = open(profile).read()
+    base = profile_values(base_text)
+    calibrations = [calibrated_values(d) for d in directories]
+    values = {}
+    for key in keys:
+        if key not in base:
+            fail(f"{profile}: no key {key} to pool")
+        samples = []
+        for path, cal in calibrations:
+            if key not in cal:
+                fail(f"{path}: no key {key} (every calibration must measure each pooled key)")
+            samples.append(number(cal[key], key, path))
+        median = statistics.median(samples)
+        values[key] = written(median, base[key])
+        print(f"{key}: {base[key]} -> {values[key]} (median of {len(samples)}; "
+              f"{min(samples):.4g}-{max(samples):.4g})")
+    partial = out + ".partial"
+    with open(partial, "w") as f:
+        f.write(set_values(base_text, values))
+    os.replace(partial, out)
+
+
+if __name__ == "__main__":
+    main()
