@@ -719,6 +719,8 @@ class Engine {
 
   Nanos host_now_ = 0;
   std::optional<Nanos> last_prefetch_done_;  // the driver's prefetch path, for prefetch.cold_call_cost
+  Nanos prefetch_wake_up(Nanos call) const;
+  Nanos first_prefetch_on(Allocation& a, Processor dest);
   Nanos latest_ready_ = 0;  // max BlockState::ready_at: hits need no check once passed
   std::uint64_t access_seq_ = 0;
   std::uint64_t kernel_first_seq_ = 0;  // access_seq_ when the open kernel began

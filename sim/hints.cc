@@ -30,6 +30,28 @@ std::uint64_t pages_bound_for_cpu(const Allocation& a, const Event& e) {
 }
 }  // namespace
 
+// The driver's prefetch path after a pause: cold after cold_call_after without
+// a prefetch (or the replay's first), warming after idle_call_after.
+Nanos Engine::prefetch_wake_up(Nanos call) const {
+  if (!last_prefetch_done_) return profile_.prefetch_cold_call_ns;
+  const Nanos idle = call - std::min(call, *last_prefetch_done_);
+  if (idle >= profile_.prefetch_cold_after_ns) return profile_.prefetch_cold_call_ns;
+  return idle >= profile_.prefetch_idle_after_ns ? profile_.prefetch_idle_call_ns : 0;
+}
+
+// prefetch.first_on_gpu_cost for a prefetch to a GPU that holds none of the
+// allocation's pages and was never its prefetch's destination. The blocks are
+// scanned once per allocation and GPU at most: the first prefetch there marks it.
+Nanos Engine::first_prefetch_on(Allocation& a, Processor dest) {
+  if (!dest.is_gpu() || profile_.prefetch_first_on_gpu_ns == 0) return 0;
+  const ProcessorMask dbit = processor_bit(dest);
+  if (a.prefetch_seen_on & dbit) return 0;
+  a.prefetch_seen_on |= dbit;
+  for (const PageMask& held : a.gpu_resident[static_cast<std::size_t>(dest.gpu_index())])
+    if (held.any()) return 0;
+  return profile_.prefetch_first_on_gpu_ns;
+}
+
 void Engine::on_prefetch(const Event& e) {
   Allocation& a = checked_alloc(e, "prefetch");
   const AllocSlot slot = slot_of(e.name);
@@ -44,8 +66,7 @@ void Engine::on_prefetch(const Event& e) {
   if (vendor_.single_memory_pool) return prefetch_in_place(a, slot, e, dest, stream_done);
   const ProcessorMask dbit = processor_bit(dest);
   const Nanos call = std::max(host_now_, stream_done);
-  const bool cold = !last_prefetch_done_ || call - std::min(call, *last_prefetch_done_) >= profile_.prefetch_cold_after_ns;
-  Nanos t = call + profile_.prefetch_call_ns + (cold ? profile_.prefetch_cold_call_ns : 0);
+  Nanos t = call + profile_.prefetch_call_ns + prefetch_wake_up(call) + first_prefetch_on(a, dest);
   if (dest.is_cpu() && profile_.prefetch_to_cpu_page_ns) t += pages_bound_for_cpu(a, e) * *profile_.prefetch_to_cpu_page_ns;
   Nanos done = t;
   Bytes moved = 0;

@@ -364,11 +364,19 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("prefetch"), "prefetch", source);
     t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "to_cpu_va_block_cost", "call_cost",
-            "cold_call_cost", "cold_call_after", "queued_call_cost", "to_cpu_page_cost"});
+            "cold_call_cost", "cold_call_after", "idle_call_cost", "idle_call_after", "first_on_gpu_cost",
+            "queued_call_cost", "to_cpu_page_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
     if (t.has("cold_call_cost")) p.prefetch_cold_call_ns = t.duration("cold_call_cost");
     if (t.has("cold_call_after")) p.prefetch_cold_after_ns = t.duration("cold_call_after");
+    if (t.has("idle_call_cost")) p.prefetch_idle_call_ns = t.duration("idle_call_cost");
+    if (t.has("idle_call_after")) p.prefetch_idle_after_ns = t.duration("idle_call_after");
+    if (p.prefetch_idle_call_ns > 0 && p.prefetch_idle_after_ns >= p.prefetch_cold_after_ns)
+      t.fail(t.has("idle_call_after") ? *t.optional("idle_call_after") : *t.optional("idle_call_cost"),
+             fmt::format("'prefetch.idle_call_after' ({} ns) must be shorter than 'prefetch.cold_call_after' ({} ns)",
+                         p.prefetch_idle_after_ns, p.prefetch_cold_after_ns));
+    if (t.has("first_on_gpu_cost")) p.prefetch_first_on_gpu_ns = t.duration("first_on_gpu_cost");
     if (t.has("duplicate_va_block_cost")) p.prefetch_duplicate_va_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
     if (t.has("to_cpu_va_block_cost")) p.prefetch_to_cpu_va_block_ns = t.duration("to_cpu_va_block_cost");
@@ -496,7 +504,10 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                    {"to_cpu_va_block_cost_ns", p.prefetch_to_cpu_block_ns()},
                    {"call_cost_ns", p.prefetch_call_ns},
                    {"cold_call_cost_ns", p.prefetch_cold_call_ns},
-                   {"cold_call_after_ns", p.prefetch_cold_after_ns}};
+                   {"cold_call_after_ns", p.prefetch_cold_after_ns},
+                   {"idle_call_cost_ns", p.prefetch_idle_call_ns},
+                   {"idle_call_after_ns", p.prefetch_idle_after_ns},
+                   {"first_on_gpu_cost_ns", p.prefetch_first_on_gpu_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
   j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)},
                {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)},

@@ -214,6 +214,18 @@ struct HardwareProfile {
   // of CPU work 99-120).
   Nanos prefetch_cold_call_ns = 0;
   Nanos prefetch_cold_after_ns = 10'000'000;  // [prefetch] cold_call_after
+  // [prefetch] idle_call_cost: beyond call_cost, for a prefetch idle_call_after
+  // (1 ms) or more after the previous one but less than cold_call_after: on an
+  // H200 a 64 KiB prefetch after 1-16 ms of CPU work takes 20-45 us more than
+  // one right after it, after 64 ms - 1 s 60-90 us more (a diagnostic,
+  // hip_backend/results/h200-pcie5/diag_cold_prefetch). 0: no such step.
+  Nanos prefetch_idle_call_ns = 0;
+  Nanos prefetch_idle_after_ns = 1'000'000;  // [prefetch] idle_call_after
+  // [prefetch] first_on_gpu_cost: beyond those, for a prefetch to a GPU that
+  // holds no page of the allocation and was never its prefetch's destination:
+  // on the H200 the first prefetch into a fresh allocation took 40-90 us more
+  // than a cold one into memory the GPU had held (the same diagnostic).
+  Nanos prefetch_first_on_gpu_ns = 0;
   // [prefetch] queued_call_cost: set, the driver migrates in the calling
   // thread: a prefetch call that finds its stream idle holds the host until its
   // migration ends, and one on a stream with work pending (the previous held

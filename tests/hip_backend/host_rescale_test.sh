@@ -19,7 +19,7 @@ grep -q "usage: host_rescale.py" "$tmp/out" || fail "no usage line: $(cat "$tmp/
 # touch 593.08 ms against 522.19 ms (medians of three runs each).
 run "$profile" "$umsim" "$trace" "$tmp/p18.toml" "$probes"/host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "session 18's probe runs refused"; }
-grep -qF '"hardware_kernel_ms": 164.15, "profile_kernel_ms": 167.374, "gpu_fault_factor": 0.975' "$tmp/out" ||
+grep -qF '"hardware_kernel_ms": 164.15, "profile_kernel_ms": 167.383, "gpu_fault_factor": 0.975' "$tmp/out" ||
   fail "GPU fault factor: $(cat "$tmp/out")"
 grep -qF '"hardware_first_touch_ms": 593.082, "profile_first_touch_ms": 522.191, "cpu_fault_factor": 1.206' "$tmp/out" ||
   fail "CPU fault factor: $(cat "$tmp/out")"
@@ -28,7 +28,7 @@ grep -q '^va_block_cost = "2979ns"' "$tmp/p18.toml" || fail "faults.va_block_cos
 grep -q '^run_cost = "4467ns"' "$tmp/p18.toml" || fail "faults.run_cost not 0.975 x 4582 ns"
 grep -q '^first_touch_cost = "1585ns"' "$tmp/p18.toml" || fail "cpu.first_touch_cost not 1.206 x 1314 ns"
 grep -q '^page_access_cost = "678ns"' "$tmp/p18.toml" || fail "cpu.page_access_cost (memory speed) changed"
-grep -q '^access_gbps = 5085' "$tmp/p18.toml" || fail "a GPU key changed"
+grep -qxF "$(grep '^access_gbps = ' "$profile")" "$tmp/p18.toml" || fail "a GPU key changed"
 [[ $(grep -c "^# Host part re-measured" "$tmp/p18.toml") -eq 1 ]] || fail "no note of the rescaling"
 
 # Rescaling the rescaled profile on the same runs moves it only by rounding (whole
@@ -83,7 +83,7 @@ grep -q "0 'touch' and 1 'isolated' kernels" "$tmp/out" || fail "partial probe n
 # MiB of read duplicates and a prefetch duplicating it again, each scaling
 # its own keys (the collapse no longer with the CPU fault keys). Session 18's
 # runs with the two phases added: collapse 200 ms (profile 159.875 ms),
-# reprefetch 6 ms (profile 4.521 ms).
+# reprefetch 6 ms (profile 4.862 ms).
 with_read_mostly() {  # COLLAPSE_NS REPREFETCH_NS PREFIX
   for r in "$probes"/host_fault_speed.r*.json; do
     python3 - "$r" "$tmp/$3_$(basename "$r")" "$1" "$2" <<'PY'
@@ -105,7 +105,7 @@ text, base = open(sys.argv[2]).read(), open(sys.argv[3]).read()
 def ns(t, key):
     return int(re.search(r'^' + key + r' = "(\d+)ns"', t, re.M).group(1))
 assert r["hardware_collapse_ms"] == 200.0 and r["hardware_reprefetch_ms"] == 6.0, r
-assert 1.25 <= r["collapse_factor"] <= 1.29 and 1.31 <= r["revoke_factor"] <= 1.37, r
+assert 1.25 <= r["collapse_factor"] <= 1.29 and 1.21 <= r["revoke_factor"] <= 1.27, r
 assert r["cpu_fault_factor"] == 1.206 and r["gpu_fault_factor"] == 0.975, r  # the other groups as before
 assert ns(text, "collapse_fault_cost") == round(ns(base, "collapse_fault_cost") * r["collapse_factor"])
 assert ns(text, "revoke_cpu_write_page_cost") == round(ns(base, "revoke_cpu_write_page_cost") * r["revoke_factor"])

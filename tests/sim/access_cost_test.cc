@@ -338,6 +338,79 @@ TEST(AccessCost, PrefetchAfterAnIdleStretchPaysTheColdCall) {
   EXPECT_EQ(r.phases[4].counters.time_ns, 700u + 900 + 500 + 2024);
 }
 
+// prefetch.idle_call_cost 300 after 1000 ns without a prefetch, less than
+// cold_call_after: the trace of the test above, where the CPU's write-back
+// makes a pause of 14602 - 7568 = 7034 ns before the last prefetch. With
+// cold_call_after 8000 that pause is idle: 700 + 300 + 500 + 2024; with
+// idle_call_after 7035 it is too short for either: 700 + 500 + 2024; at
+// exactly 7034 it counts; with cold_call_after 7034 it is cold again.
+TEST(AccessCost, PrefetchAfterAShortPausePaysTheIdleCall) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  p.prefetch_cold_call_ns = 900;
+  p.prefetch_cold_after_ns = 8000;
+  p.prefetch_idle_call_ns = 300;
+  p.prefetch_idle_after_ns = 1000;
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .cpu_write("A")
+                     .phase("first").prefetch("A", Processor::gpu(0), 1, 0, 4_KiB).sync()
+                     .phase("warm").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+                     .phase("cpu").cpu_write("A", 4_KiB, 4_KiB)
+                     .phase("again").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+                     .build();
+  auto last = [&] {
+    const Result r = replay(t, options_for(p));
+    EXPECT_EQ(r.phases[1].counters.time_ns, 700u + 900 + 500 + 2024);  // the replay's first: cold
+    EXPECT_EQ(r.phases[2].counters.time_ns, 700u + 500 + 2024);
+    return r.phases[4].counters.time_ns;
+  };
+  EXPECT_EQ(last(), 700u + 300 + 500 + 2024);
+  p.prefetch_idle_after_ns = 7035;
+  EXPECT_EQ(last(), 700u + 500 + 2024);
+  p.prefetch_idle_after_ns = 7034;
+  EXPECT_EQ(last(), 700u + 300 + 500 + 2024);
+  p.prefetch_idle_after_ns = 1000;
+  p.prefetch_cold_after_ns = 7034;
+  EXPECT_EQ(last(), 700u + 900 + 500 + 2024);
+}
+
+// prefetch.first_on_gpu_cost 4000: the first prefetch into an allocation that
+// gpu0 never held pays it (A's page 0, the replay's first prefetch, cold too:
+// 700 + 900 + 4000 + 500 + 2024), A's next page does not (700 + 500 + 2024),
+// B's first page does (700 + 4000 + 500 + 2024). C's page 0 came to gpu0 by a
+// kernel's fault: the prefetch of its page 1 does not pay it. A prefetch to
+// the CPU never does: its phase takes what it takes without the key.
+TEST(AccessCost, PrefetchIntoAnAllocationTheGpuNeverHeldPaysTheFirstMapping) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  p.prefetch_cold_call_ns = 900;
+  p.prefetch_cold_after_ns = 1'000'000'000;
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .alloc("B", 8_KiB)
+                     .alloc("C", 8_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .cpu_write("C")
+                     .phase("a").prefetch("A", Processor::gpu(0), 1, 0, 4_KiB).sync()
+                     .phase("a_next").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+                     .phase("b").prefetch("B", Processor::gpu(0), 1, 0, 4_KiB).sync()
+                     .phase("c_fault").kernel("k", 0, 0, 1).read("C", 0, 4_KiB).end().sync()
+                     .phase("c").prefetch("C", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+                     .phase("back").prefetch("B", Processor::cpu(), 1, 0, 4_KiB).sync()
+                     .build();
+  const Result without = replay(t, options_for(p));
+  p.prefetch_first_on_gpu_ns = 4000;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.phases.size(), 7u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 700u + 900 + 4000 + 500 + 2024);
+  EXPECT_EQ(r.phases[2].counters.time_ns, 700u + 500 + 2024);
+  EXPECT_EQ(r.phases[3].counters.time_ns, 700u + 4000 + 500 + 2024);
+  EXPECT_EQ(r.phases[5].counters.time_ns, 700u + 500 + 2024);
+  EXPECT_EQ(r.phases[6].counters.time_ns, without.phases[6].counters.time_ns);
+}
+
 // gpu.launch_cost 5000: an empty kernel with 1000 ns of compute takes 6000.
 TEST(AccessCost, KernelLaunchHasAFixedCost) {
   HardwareProfile p = round_profile();
