@@ -312,6 +312,19 @@ TEST(AccessCost, PrefetchToTheCpuPaysPerPageBeforeItsCopies) {
   EXPECT_EQ(replay(t, options_for(p)).phases[1].counters.time_ns, plain + 2 * 300);
 }
 
+// Page 0 and page 1 prefetched to gpu0 one right after the other, the CPU
+// writes page 1 back, and page 1 is prefetched again (phase 4).
+trace::BuiltTrace prefetch_around_a_cpu_write() {
+  return TraceBuilder()
+      .alloc("A", 8_KiB)
+      .cpu_write("A")
+      .phase("first").prefetch("A", Processor::gpu(0), 1, 0, 4_KiB).sync()
+      .phase("warm").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+      .phase("cpu").cpu_write("A", 4_KiB, 4_KiB)
+      .phase("again").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
+      .build();
+}
+
 // prefetch.cold_call_cost 900 after 5000 ns without a prefetch: the first
 // prefetch (of page 0, after the CPU's 2 * 110) starts at 220 + 700 + 900,
 // block 500, copy 2024 -> 4344; page 1 right after it: + 700 + 500 + 2024 ->
@@ -323,14 +336,7 @@ TEST(AccessCost, PrefetchAfterAnIdleStretchPaysTheColdCall) {
   p.prefetch_call_ns = 700;
   p.prefetch_cold_call_ns = 900;
   p.prefetch_cold_after_ns = 5000;
-  const auto t = TraceBuilder()
-                     .alloc("A", 8_KiB)
-                     .cpu_write("A")
-                     .phase("first").prefetch("A", Processor::gpu(0), 1, 0, 4_KiB).sync()
-                     .phase("warm").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
-                     .phase("cpu").cpu_write("A", 4_KiB, 4_KiB)
-                     .phase("cold").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
-                     .build();
+  const auto t = prefetch_around_a_cpu_write();
   const Result r = replay(t, options_for(p));
   ASSERT_EQ(r.phases.size(), 5u);
   EXPECT_EQ(r.phases[1].counters.time_ns, 700u + 900 + 500 + 2024);
@@ -339,7 +345,7 @@ TEST(AccessCost, PrefetchAfterAnIdleStretchPaysTheColdCall) {
 }
 
 // prefetch.idle_call_cost 300 after 1000 ns without a prefetch, less than
-// cold_call_after: the trace of the test above, where the CPU's write-back
+// cold_call_after: the same trace, where the CPU's write-back
 // makes a pause of 14602 - 7568 = 7034 ns before the last prefetch. With
 // cold_call_after 8000 that pause is idle: 700 + 300 + 500 + 2024; with
 // idle_call_after 7035 it is too short for either: 700 + 500 + 2024; at
@@ -351,14 +357,7 @@ TEST(AccessCost, PrefetchAfterAShortPausePaysTheIdleCall) {
   p.prefetch_cold_after_ns = 8000;
   p.prefetch_idle_call_ns = 300;
   p.prefetch_idle_after_ns = 1000;
-  const auto t = TraceBuilder()
-                     .alloc("A", 8_KiB)
-                     .cpu_write("A")
-                     .phase("first").prefetch("A", Processor::gpu(0), 1, 0, 4_KiB).sync()
-                     .phase("warm").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
-                     .phase("cpu").cpu_write("A", 4_KiB, 4_KiB)
-                     .phase("again").prefetch("A", Processor::gpu(0), 1, 4_KiB, 4_KiB).sync()
-                     .build();
+  const auto t = prefetch_around_a_cpu_write();
   auto last = [&] {
     const Result r = replay(t, options_for(p));
     EXPECT_EQ(r.phases[1].counters.time_ns, 700u + 900 + 500 + 2024);  // the replay's first: cold
