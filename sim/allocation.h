@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/huge_page_allocator.h"
 #include "sim/page_state.h"
 #include "traces/event.h"
 
@@ -25,10 +26,10 @@ struct Allocation {
   // (prefetch.first_on_gpu_cost: the driver's first mapping of the range there).
   ProcessorMask prefetch_seen_on = 0;
 
-  std::vector<PageState> pages;
+  HugePageVector<PageState> pages;  // huge pages: a page-granular replay reads them at random
   std::vector<BlockState> blocks;
   std::vector<PageMask> populated;  // per block: pages that have ever held data (copies != 0)
-  std::vector<std::vector<std::uint32_t>> chunk_slot;  // [gpu][region]
+  std::vector<HugePageVector<std::uint32_t>> chunk_slot;  // [gpu][region]
   // [gpu][block]: pages with a copy on that GPU, kept as copies change, so a
   // fault service and an eviction read one mask instead of visiting chunks.
   std::vector<std::vector<PageMask>> gpu_resident;

@@ -332,7 +332,7 @@ void Engine::on_alloc(const Event& e) {
   switch (a.kind) {
     case trace::AllocKind::kManaged:
     case trace::AllocKind::kSystem:
-      a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
+      a.chunk_slot.assign(gpus_.size(), HugePageVector<std::uint32_t>(regions, kNoSlot));
       a.gpu_resident.assign(gpus_.size(), std::vector<PageMask>(a.block_count));
       // (System memory with XNACK off is mapped by no GPU: a GPU touch is fatal.)
       if (!vendor_.gpu_faults_migrate && a.kind == trace::AllocKind::kManaged) {
@@ -365,7 +365,7 @@ void Engine::on_alloc(const Event& e) {
             name, trace::format_bytes(regions * chunk_bytes_), g, g, trace::format_bytes(gpu_memory_),
             options_.gpu_memory ? " (--gpu-mem)" : fmt::format(" (profile {})", profile_.name),
             trace::format_bytes(std::uint64_t{mem.pinned()} * chunk_bytes_)));
-      a.chunk_slot.assign(gpus_.size(), std::vector<std::uint32_t>(regions, kNoSlot));
+      a.chunk_slot.assign(gpus_.size(), HugePageVector<std::uint32_t>(regions, kNoSlot));
       a.gpu_resident.assign(gpus_.size(), std::vector<PageMask>(a.block_count));
       a.always_mapped = processor_bit(a.home);
       for (int peer = 0; peer < profile_.gpus; ++peer)

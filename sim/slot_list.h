@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/cache_hint.h"
+#include "sim/huge_page_allocator.h"
 
 namespace umsim::sim {
 
@@ -72,7 +73,7 @@ class SlotList {
   struct Links {
     std::uint32_t prev, next;
   };
-  std::vector<Links> links_;
+  HugePageVector<Links> links_;
   std::uint32_t head_ = kNone, tail_ = kNone;
 };
 
