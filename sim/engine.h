@@ -573,6 +573,10 @@ class Engine {
 
   // hints.cc: prefetch and advice
   void on_prefetch(const trace::Event& e);
+  // A prefetch's extra driver time after a pause (idle / cold call) and on
+  // the range's first mapping on a GPU (prefetch.first_on_gpu_cost).
+  Nanos prefetch_wake_up(Nanos call) const;
+  Nanos first_prefetch_on(Allocation& a, Processor dest);
   // hints.cc: a prefetch call as the host makes it (prefetch.queued_call_cost):
   // held until its migration ends on an idle stream, queued on a busy one.
   void prefetch_call(const trace::Event& e);
@@ -719,8 +723,6 @@ class Engine {
 
   Nanos host_now_ = 0;
   std::optional<Nanos> last_prefetch_done_;  // the driver's prefetch path, for prefetch.cold_call_cost
-  Nanos prefetch_wake_up(Nanos call) const;
-  Nanos first_prefetch_on(Allocation& a, Processor dest);
   Nanos latest_ready_ = 0;  // max BlockState::ready_at: hits need no check once passed
   std::uint64_t access_seq_ = 0;
   std::uint64_t kernel_first_seq_ = 0;  // access_seq_ when the open kernel began
