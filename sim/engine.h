@@ -574,9 +574,11 @@ class Engine {
   // hints.cc: prefetch and advice
   void on_prefetch(const trace::Event& e);
   // A prefetch's extra driver time after a pause (idle / cold call) and on
-  // the range's first mapping on a GPU (prefetch.first_on_gpu_cost).
+  // the range's first mapping on a GPU (prefetch.first_on_gpu_cost), and on
+  // the replay's first prefetches to the CPU (first_on_cpu_cost, next_on_cpu_cost).
   Nanos prefetch_wake_up(Nanos call) const;
   Nanos first_prefetch_on(Allocation& a, Processor dest);
+  Nanos to_cpu_block_ns(const Allocation& a, std::uint64_t block) const;
   // hints.cc: a prefetch call as the host makes it (prefetch.queued_call_cost):
   // held until its migration ends on an idle stream, queued on a busy one.
   void prefetch_call(const trace::Event& e);
@@ -723,6 +725,9 @@ class Engine {
 
   Nanos host_now_ = 0;
   std::optional<Nanos> last_prefetch_done_;  // the driver's prefetch path, for prefetch.cold_call_cost
+  // Prefetches to the CPU so far (counted to 2): the replay's first two pay
+  // prefetch.first_on_cpu_cost / next_on_cpu_cost.
+  std::uint8_t prefetches_to_cpu_ = 0;
   Nanos latest_ready_ = 0;  // max BlockState::ready_at: hits need no check once passed
   std::uint64_t access_seq_ = 0;
   std::uint64_t kernel_first_seq_ = 0;  // access_seq_ when the open kernel began

@@ -365,7 +365,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("prefetch"), "prefetch", source);
     t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "to_cpu_va_block_cost", "call_cost",
             "cold_call_cost", "cold_call_after", "idle_call_cost", "idle_call_after", "first_on_gpu_cost",
-            "queued_call_cost", "to_cpu_page_cost"});
+            "first_on_cpu_cost", "next_on_cpu_cost", "queued_call_cost", "to_cpu_page_cost",
+            "to_cpu_held_va_block_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
     if (t.has("cold_call_cost")) p.prefetch_cold_call_ns = t.duration("cold_call_cost");
@@ -377,9 +378,13 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
              fmt::format("'prefetch.idle_call_after' ({} ns) must be shorter than 'prefetch.cold_call_after' ({} ns)",
                          p.prefetch_idle_after_ns, p.prefetch_cold_after_ns));
     if (t.has("first_on_gpu_cost")) p.prefetch_first_on_gpu_ns = t.duration("first_on_gpu_cost");
+    if (t.has("first_on_cpu_cost")) p.prefetch_first_on_cpu_ns = t.duration("first_on_cpu_cost");
+    if (t.has("next_on_cpu_cost")) p.prefetch_next_on_cpu_ns = t.duration("next_on_cpu_cost");
     if (t.has("duplicate_va_block_cost")) p.prefetch_duplicate_va_block_ns = t.duration("duplicate_va_block_cost");
     if (t.has("peer_va_block_cost")) p.prefetch_peer_va_block_ns = t.duration("peer_va_block_cost");
     if (t.has("to_cpu_va_block_cost")) p.prefetch_to_cpu_va_block_ns = t.duration("to_cpu_va_block_cost");
+    if (t.has("to_cpu_held_va_block_cost"))
+      p.prefetch_to_cpu_held_va_block_ns = t.duration("to_cpu_held_va_block_cost");
     if (t.has("queued_call_cost")) p.prefetch_queued_call_ns = t.duration("queued_call_cost");
     if (t.has("to_cpu_page_cost")) p.prefetch_to_cpu_page_ns = t.duration("to_cpu_page_cost");
     t.finish();
@@ -502,12 +507,15 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                    {"peer_va_block_cost_ns", p.prefetch_peer_block_ns()},
                    {"duplicate_va_block_cost_ns", p.prefetch_duplicate_block_ns()},
                    {"to_cpu_va_block_cost_ns", p.prefetch_to_cpu_block_ns()},
+                   {"to_cpu_held_va_block_cost_ns", p.prefetch_to_cpu_held_block_ns()},
                    {"call_cost_ns", p.prefetch_call_ns},
                    {"cold_call_cost_ns", p.prefetch_cold_call_ns},
                    {"cold_call_after_ns", p.prefetch_cold_after_ns},
                    {"idle_call_cost_ns", p.prefetch_idle_call_ns},
                    {"idle_call_after_ns", p.prefetch_idle_after_ns},
-                   {"first_on_gpu_cost_ns", p.prefetch_first_on_gpu_ns}};
+                   {"first_on_gpu_cost_ns", p.prefetch_first_on_gpu_ns},
+                   {"first_on_cpu_cost_ns", p.prefetch_first_on_cpu_ns},
+                   {"next_on_cpu_cost_ns", p.prefetch_next_on_cpu_ns}};
   j["eviction"] = {{"chunk_cost_ns", p.eviction_chunk_ns}};
   j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)},
                {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)},

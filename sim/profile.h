@@ -226,6 +226,13 @@ struct HardwareProfile {
   // on the H200 the first prefetch into a fresh allocation took 40-90 us more
   // than a cold one into memory the GPU had held (the same diagnostic).
   Nanos prefetch_first_on_gpu_ns = 0;
+  // [prefetch] first_on_cpu_cost / next_on_cpu_cost: the same toward the CPU,
+  // for the replay's first prefetch to the CPU and for its second (the host's
+  // side of the path warming, once per process: on the H200 about 45 and 10-25
+  // us more than later ones; a second allocation's first costs no more,
+  // diag_d2h_small, diag_cold_prefetch d2, diag_d2h_alloc). 0: none.
+  Nanos prefetch_first_on_cpu_ns = 0;
+  Nanos prefetch_next_on_cpu_ns = 0;
   // [prefetch] queued_call_cost: set, the driver migrates in the calling
   // thread: a prefetch call that finds its stream idle holds the host until its
   // migration ends, and one on a stream with work pending (the previous held
@@ -250,6 +257,13 @@ struct HardwareProfile {
   // work, which moves pages of never-migrated memory). Unset: prefetch_va_block_ns.
   std::optional<Nanos> prefetch_to_cpu_va_block_ns;
   Nanos prefetch_to_cpu_block_ns() const { return prefetch_to_cpu_va_block_ns.value_or(prefetch_va_block_ns); }
+  // [prefetch] to_cpu_held_va_block_cost: instead, for a block bound for the
+  // CPU that the CPU already holds pages of (its host pages are allocated and
+  // mapped). Unset: the block costs prefetch_to_cpu_block_ns() all the same.
+  std::optional<Nanos> prefetch_to_cpu_held_va_block_ns;
+  Nanos prefetch_to_cpu_held_block_ns() const {
+    return prefetch_to_cpu_held_va_block_ns.value_or(prefetch_to_cpu_block_ns());
+  }
   // [prefetch] to_cpu_page_cost: per page a prefetch moves to the CPU, host
   // work before its copies start. On an H200 host a 256 MiB prefetch from the
   // GPU took 25-26 ms in replayed traces where the calibration's back-and-forth

@@ -410,6 +410,52 @@ TEST(AccessCost, PrefetchIntoAnAllocationTheGpuNeverHeldPaysTheFirstMapping) {
   EXPECT_EQ(r.phases[6].counters.time_ns, without.phases[6].counters.time_ns);
 }
 
+// prefetch.first_on_cpu_cost 3000 / next_on_cpu_cost 1000, once per replay;
+// to_cpu_va_block_cost 2000 for a block the CPU holds none of,
+// to_cpu_held_va_block_cost 300 for one it holds pages of. A, B and C went to
+// gpu0 (B's page 1 stays with the CPU). A's page 0 pays the first call and a
+// new block (700 + 3000 + 2000 + copy 2024), page 1 the second call and a held
+// block (700 + 1000 + 300 + 2024), page 2 a held block (700 + 300 + 2024); B's
+// page 0 a held block (700 + 300 + 2024); C's page 0, another allocation's
+// first, a new block only (700 + 2000 + 2024). Without the held cost every
+// block costs 2000.
+TEST(AccessCost, ReplaysFirstPrefetchesToTheCpuAndNewBlocksThereCostMore) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  p.prefetch_to_cpu_va_block_ns = 2000;
+  const auto t = TraceBuilder()
+                     .alloc("A", 16_KiB)
+                     .alloc("B", 8_KiB)
+                     .alloc("C", 8_KiB)
+                     .cpu_write("A")
+                     .cpu_write("B")
+                     .cpu_write("C")
+                     .phase("to_gpu")
+                     .prefetch("A", Processor::gpu(0), 1)
+                     .prefetch("B", Processor::gpu(0), 1, 0, 4_KiB)
+                     .prefetch("C", Processor::gpu(0), 1)
+                     .sync()
+                     .phase("first").prefetch("A", Processor::cpu(), 1, 0, 4_KiB).sync()
+                     .phase("next").prefetch("A", Processor::cpu(), 1, 4_KiB, 4_KiB).sync()
+                     .phase("third").prefetch("A", Processor::cpu(), 1, 8_KiB, 4_KiB).sync()
+                     .phase("b").prefetch("B", Processor::cpu(), 1, 0, 4_KiB).sync()
+                     .phase("c").prefetch("C", Processor::cpu(), 1, 0, 4_KiB).sync()
+                     .build();
+  const Result plain = replay(t, options_for(p));
+  EXPECT_EQ(plain.phases[2].counters.time_ns, 700u + 2000 + 2024);
+  EXPECT_EQ(plain.phases[3].counters.time_ns, 700u + 2000 + 2024);
+  p.prefetch_first_on_cpu_ns = 3000;
+  p.prefetch_next_on_cpu_ns = 1000;
+  p.prefetch_to_cpu_held_va_block_ns = 300;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.phases.size(), 7u);
+  EXPECT_EQ(r.phases[2].counters.time_ns, 700u + 3000 + 2000 + 2024);
+  EXPECT_EQ(r.phases[3].counters.time_ns, 700u + 1000 + 300 + 2024);
+  EXPECT_EQ(r.phases[4].counters.time_ns, 700u + 300 + 2024);
+  EXPECT_EQ(r.phases[5].counters.time_ns, 700u + 300 + 2024);
+  EXPECT_EQ(r.phases[6].counters.time_ns, 700u + 2000 + 2024);
+}
+
 // gpu.launch_cost 5000: an empty kernel with 1000 ns of compute takes 6000.
 TEST(AccessCost, KernelLaunchHasAFixedCost) {
   HardwareProfile p = round_profile();

@@ -176,6 +176,11 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
   const std::string to_cpu = replace(good_profile(), "[prefetch]\n", "[prefetch]\nto_cpu_va_block_cost = \"60us\"\n");
   EXPECT_EQ(parse_profile(to_cpu, "p.toml").prefetch_to_cpu_block_ns(), 60000u);
   EXPECT_EQ(to_json(parse_profile(to_cpu, "p.toml"))["prefetch"]["to_cpu_va_block_cost_ns"], 60000u);
+  // prefetch.to_cpu_held_va_block_cost: to_cpu_va_block_cost unless given.
+  EXPECT_EQ(parse_profile(to_cpu, "p.toml").prefetch_to_cpu_held_block_ns(), 60000u);
+  const std::string held = replace(to_cpu, "[prefetch]\n", "[prefetch]\nto_cpu_held_va_block_cost = \"0us\"\n");
+  EXPECT_EQ(parse_profile(held, "p.toml").prefetch_to_cpu_held_block_ns(), 0u);
+  EXPECT_EQ(to_json(parse_profile(held, "p.toml"))["prefetch"]["to_cpu_held_va_block_cost_ns"], 0u);
   // cpu.read_fault_cost: fault_cost (20 us) unless given.
   EXPECT_EQ(plain.cpu_read_fault_cost(), 20000u);
   const std::string read_faults =
@@ -412,22 +417,31 @@ TEST(Profile, IdleStartCostIsAnOptionalDurationAfterAnOptionalIdleTime) {
             "p.toml:8: 'gpu.idle_start_after': unknown unit ' parsecs' in '2 parsecs' (expected ns, us, ms or s)");
 }
 
-// prefetch.idle_call_cost / idle_call_after / first_on_gpu_cost: optional (no
-// such costs), the idle step shorter than the cold one.
+// prefetch.idle_call_cost / idle_call_after / first_on_gpu_cost /
+// first_on_cpu_cost / next_on_cpu_cost: optional (no such costs), the idle
+// step shorter than the cold one.
 TEST(Profile, PrefetchPauseAndFirstMappingCostsAreOptional) {
   const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
   EXPECT_EQ(plain.prefetch_idle_call_ns, 0u);
   EXPECT_EQ(plain.prefetch_idle_after_ns, 1000000u);
   EXPECT_EQ(plain.prefetch_first_on_gpu_ns, 0u);
+  EXPECT_EQ(plain.prefetch_first_on_cpu_ns, 0u);
+  EXPECT_EQ(plain.prefetch_next_on_cpu_ns, 0u);
   const std::string with = replace(good_profile(), "[prefetch]\n",
                                    "[prefetch]\nidle_call_cost = \"31us\"\nidle_call_after = \"2ms\"\n"
-                                   "cold_call_after = \"32ms\"\nfirst_on_gpu_cost = \"60us\"\n");
+                                   "cold_call_after = \"32ms\"\nfirst_on_gpu_cost = \"60us\"\n"
+                                   "first_on_cpu_cost = \"57us\"\nnext_on_cpu_cost = \"32us\"\n");
   const HardwareProfile p = parse_profile(with, "p.toml");
   EXPECT_EQ(p.prefetch_idle_call_ns, 31000u);
   EXPECT_EQ(p.prefetch_idle_after_ns, 2000000u);
   EXPECT_EQ(p.prefetch_cold_after_ns, 32000000u);
   EXPECT_EQ(p.prefetch_first_on_gpu_ns, 60000u);
   EXPECT_EQ(to_json(p)["prefetch"]["first_on_gpu_cost_ns"], 60000u);
+  EXPECT_EQ(p.prefetch_first_on_cpu_ns, 57000u);
+  EXPECT_EQ(p.prefetch_next_on_cpu_ns, 32000u);
+  EXPECT_EQ(to_json(p)["prefetch"]["next_on_cpu_cost_ns"], 32000u);
+  EXPECT_EQ(error_of(replace(with, "\"57us\"", "\"57 parsecs\"")),
+            "p.toml:42: 'prefetch.first_on_cpu_cost': unknown unit ' parsecs' in '57 parsecs' (expected ns, us, ms or s)");
   EXPECT_EQ(error_of(replace(with, "\"31us\"", "-3")), "p.toml:38: 'prefetch.idle_call_cost' must not be negative");
   EXPECT_EQ(error_of(replace(with, "\"2ms\"", "\"40ms\"")),
             "p.toml:39: 'prefetch.idle_call_after' (40000000 ns) must be shorter than 'prefetch.cold_call_after' "
