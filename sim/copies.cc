@@ -97,7 +97,8 @@ Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned) 
     const double gbps = pinned            ? profile_.pinned_copy_gbps
                         : from.is_cpu()   ? profile_.pageable_copy_gbps
                                           : profile_.pageable_d2h_copy_gbps();
-    return link.latency_ns + at_gbps(bytes, gbps);
+    const Nanos staging = !pinned && to.is_cpu() ? profile_.pageable_to_host_call_ns : 0;
+    return link.latency_ns + staging + at_gbps(bytes, gbps);
   }
   if (from == to) return 2 * at_gbps(bytes, profile_.gpu_access_gbps);  // each byte read and written
   if (!staged_through_host(from, to)) return profile_.peer.transfer_ns(bytes);

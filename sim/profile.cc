@@ -398,6 +398,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
+            "pageable_to_host_call_cost",
             "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "sync_return_cost", "sync_call_cost",
             "advise_call_cost", "advise_read_mostly_page_cost", "advise_accessed_by_page_cost",
             "advise_preferred_page_cost"});
@@ -405,6 +406,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     p.pageable_copy_gbps = t.bandwidth("pageable_copy_gbps");
     if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.bandwidth("pageable_to_host_copy_gbps");
     if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
+    if (t.has("pageable_to_host_call_cost")) p.pageable_to_host_call_ns = t.duration("pageable_to_host_call_cost");
     if (t.has("launch_after_memset_cost")) p.launch_after_memset_ns = t.duration("launch_after_memset_cost");
     if (t.has("launch_gap")) p.launch_gap_ns = t.duration("launch_gap");
     if (t.has("idle_launch_gap")) p.idle_launch_gap_ns = t.duration("idle_launch_gap");
@@ -520,7 +522,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)},
                {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)},
                {"pageable_to_host_copy_gbps", gbps_json(p.pageable_d2h_copy_gbps())},
-               {"copy_call_cost_ns", p.copy_call_ns}};
+               {"copy_call_cost_ns", p.copy_call_ns},
+               {"pageable_to_host_call_cost_ns", p.pageable_to_host_call_ns}};
   // Reported where set, so that results under profiles without it stay as they were.
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
   if (p.launch_gap_ns) j["host"]["launch_gap_ns"] = p.launch_gap_ns;

@@ -285,6 +285,12 @@ struct HardwareProfile {
   // transfer (the runtime call, the copy engine's start, a synchronous call's
   // wake-up); what a 64 KiB hipMemcpy costs beyond the link. 0 unless given.
   Nanos copy_call_ns = 0;
+  // [host] pageable_to_host_call_cost: beyond copy_call_cost, per copy into
+  // pageable host memory: the runtime lands it in a pinned staging buffer and
+  // the host copies it out after, so a small copy pays both in turn (on the
+  // H200 hosts 11-18 us more than a pinned copy of 64 KiB - 1 MiB, the
+  // bandwidth difference aside). 0 unless given.
+  Nanos pageable_to_host_call_ns = 0;
   // [host] launch_after_memset_cost: host time before the first kernel after a
   // managed memset starts (its own events do not see it; its phase does). 0
   // unless given.

@@ -65,6 +65,24 @@ TEST(Copies, PageableDownloadBandwidthAndCallCost) {
                                                           (500u + 2097152u));
 }
 
+// host.pageable_to_host_call_cost 700: a copy into pageable host memory pays
+// it beyond the call cost (500 + 700 + 1000 + 4194304); one from pageable
+// memory and one into pinned memory do not (500 + 1000 + 2097152, 500 + 1000 +
+// 4 MiB / 4 GB/s = 1048576).
+TEST(Copies, PageableDownloadsPayTheStaging) {
+  HardwareProfile p = copy_profile();
+  p.pageable_to_host_copy_gbps = 1.0;
+  p.copy_call_ns = 500;
+  p.pageable_to_host_call_ns = 700;
+  const auto t = with_device()
+                     .copy_host(CopyKind::kToPageableHost, "D", 0, 4_MiB)
+                     .copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB)
+                     .copy_host(CopyKind::kToPinnedHost, "D", 0, 4_MiB)
+                     .build();
+  EXPECT_EQ(replay(t, options_for(p)).total.time_ns,
+            (500u + 700u + 1000u + 4194304u) + (500u + 1000u + 2097152u) + (500u + 1000u + 1048576u));
+}
+
 // A synchronous copy holds the host; an asynchronous one only its stream: the
 // pageable 4 KiB copy (1000 + 2048) starts at once beside the 4 MiB upload on
 // stream 1, so a kernel on stream 2 starts at 3048; the total waits for both.

@@ -297,8 +297,9 @@ TEST(Profile, WrongTypesAndValues) {
             "p.toml:6: 'gpu.peer_access' must be true or false");
 }
 
-// [host] copy_call_cost (a duration up to 1 s) and pageable_to_host_copy_gbps
-// (a bandwidth from 0.001 GB/s, or inf): optional; a bad value is refused with its line.
+// [host] copy_call_cost and pageable_to_host_call_cost (durations up to 1 s)
+// and pageable_to_host_copy_gbps (a bandwidth from 0.001 GB/s, or inf):
+// optional; a bad value is refused with its line.
 std::string with_host_key(const std::string& key, const std::string& value) {
   return good_profile() + key + " = " + value + "\n";  // line 44, in [host]
 }
@@ -316,6 +317,12 @@ TEST(Profile, HostCopyKeysTakeTheirRanges) {
                    0.001);
   EXPECT_TRUE(std::isinf(
       parse_profile(with_host_key("pageable_to_host_copy_gbps", "inf"), "p.toml").pageable_d2h_copy_gbps()));
+  EXPECT_EQ(none.pageable_to_host_call_ns, 0u);
+  const HardwareProfile staged = parse_profile(with_host_key("pageable_to_host_call_cost", "\"14us\""), "p.toml");
+  EXPECT_EQ(staged.pageable_to_host_call_ns, 14000u);
+  EXPECT_EQ(to_json(staged)["host"]["pageable_to_host_call_cost_ns"], 14000u);
+  EXPECT_EQ(error_of(with_host_key("pageable_to_host_call_cost", "-5")),
+            "p.toml:44: 'host.pageable_to_host_call_cost' must not be negative");
 }
 
 TEST(Profile, HostCopyCallCostRefusesBadValues) {
