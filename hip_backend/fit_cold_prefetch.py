@@ -24,11 +24,13 @@ Prints, as JSON, in ns:
     d4's processes (the first prefetch into a fresh allocation is cold too);
   check_d3: d3's first less warm less cold_excess, median of its processes.
 """
-import glob
 import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import diag_runs  # noqa: E402
 
 SHORT = ["1ms", "4ms", "16ms"]
 LONG = ["64ms", "256ms", "1s"]
@@ -39,25 +41,12 @@ def fail(message):
     sys.exit(1)
 
 
-def phase_times(path):
-    try:
-        data = json.load(open(path))
-        return {p["name"]: float(p["counters"]["time_ns"]) for p in data["phases"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not a replay result with phase times ({e})")
-
-
 def runs(directory, trace):
-    paths = sorted(glob.glob(os.path.join(directory, f"{trace}.r*.json")))
-    if not paths:
-        fail(f"{directory}: no replays of {trace} ({trace}.rN.json)")
-    return [(path, phase_times(path)) for path in paths]
+    return diag_runs.runs(directory, trace, fail)
 
 
 def phase(path, times, name):
-    if name not in times:
-        fail(f"{path}: no phase '{name}' (is this the cold-prefetch diagnostic?)")
-    return times[name]
+    return diag_runs.phase(path, times, name, fail, hint="is this the cold-prefetch diagnostic?")
 
 
 def excess(directory, traces, pauses):

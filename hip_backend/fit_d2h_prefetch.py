@@ -31,11 +31,13 @@ later one (same_, warm, next_) in one it holds pages of. Prints, as JSON, in ns:
   check_e1_second: e1's fresh_64KiB - same_64KiB (the second call, in a new
     block), median, against next_on_cpu_cost + to_cpu_va_block_cost.
 """
-import glob
 import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import diag_runs  # noqa: E402
 
 WARM_D2 = ["next_1ms", "next_4ms", "next_16ms"]
 
@@ -45,25 +47,12 @@ def fail(message):
     sys.exit(1)
 
 
-def phase_times(path):
-    try:
-        data = json.load(open(path))
-        return {p["name"]: float(p["counters"]["time_ns"]) for p in data["phases"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not a replay result with phase times ({e})")
-
-
 def runs(directory, trace):
-    paths = sorted(glob.glob(os.path.join(directory, f"{trace}.r*.json")))
-    if not paths:
-        fail(f"{directory}: no replays of {trace} ({trace}.rN.json)")
-    return [(path, phase_times(path)) for path in paths]
+    return diag_runs.runs(directory, trace, fail)
 
 
 def phase(path, times, name):
-    if name not in times:
-        fail(f"{path}: no phase '{name}' (is this the right diagnostic?)")
-    return times[name]
+    return diag_runs.phase(path, times, name, fail)
 
 
 def main():
