@@ -287,7 +287,10 @@ class Engine {
     if (gpu < a.chunk_slot.size() && !a.chunk_slot[gpu].empty())
       prefetch_for_read(a.chunk_slot[gpu].data() + (page >> chunk_shift_));
   }
-  static constexpr std::size_t kLookahead = 8;
+  // Sixteen events ahead (the chunk slot's recency position asked for at
+  // eight): with eight (and four), the loop waited on that chunk-slot load
+  // (a quarter of its perf samples on the Zipf replay), its line not yet in.
+  static constexpr std::size_t kLookahead = 16;
   // Live page metadata above which the replay loop prefetches (several times a
   // CPU's L2 cache: below it the records mostly hit anyway).
   static constexpr Bytes kPrefetchAboveMetadata = Bytes{8} << 20;
