@@ -62,11 +62,9 @@ def main():
     for directory in (small, cold):
         if not os.path.isdir(directory):
             fail(f"{directory}: no such folder")
-    second, steady_d2 = [], {}
-    for p, t in runs(cold, "d2_d2h_after_cpu"):
-        steady_d2[p] = statistics.median(phase(p, t, x) for x in WARM_D2)
-        second.append(phase(p, t, "warm") - steady_d2[p])
-    next_cost = statistics.median(second)
+    d2 = runs(cold, "d2_d2h_after_cpu")
+    steady_d2 = {p: statistics.median(phase(p, t, x) for x in WARM_D2) for p, t in d2}
+    next_cost = statistics.median(phase(p, t, "warm") - steady_d2[p] for p, t in d2)
     e2 = runs(small, "e2_d2h_blocks")
     block = statistics.median((phase(p, t, "own_blocks") - phase(p, t, "one_block") + next_cost) / 15 for p, t in e2)
     first, check = [], []
@@ -74,7 +72,7 @@ def main():
         warm = phase(p, t, "same_64KiB")
         first.append(phase(p, t, "first") - warm - block)
         check.append(phase(p, t, "fresh_64KiB") - warm)
-    for p, t in runs(cold, "d2_d2h_after_cpu"):
+    for p, t in d2:
         first.append(phase(p, t, "first") - steady_d2[p] - block)
     for p, t in e2:
         warm = (phase(p, t, "one_block") - next_cost - block) / 16

@@ -522,9 +522,9 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   j["host"] = {{"pinned_copy_gbps", gbps_json(p.pinned_copy_gbps)},
                {"pageable_copy_gbps", gbps_json(p.pageable_copy_gbps)},
                {"pageable_to_host_copy_gbps", gbps_json(p.pageable_d2h_copy_gbps())},
-               {"copy_call_cost_ns", p.copy_call_ns},
-               {"pageable_to_host_call_cost_ns", p.pageable_to_host_call_ns}};
+               {"copy_call_cost_ns", p.copy_call_ns}};
   // Reported where set, so that results under profiles without it stay as they were.
+  if (p.pageable_to_host_call_ns) j["host"]["pageable_to_host_call_cost_ns"] = p.pageable_to_host_call_ns;
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
   if (p.launch_gap_ns) j["host"]["launch_gap_ns"] = p.launch_gap_ns;
   if (p.idle_launch_gap_ns) j["host"]["idle_launch_gap_ns"] = p.idle_launch_gap_ns;
