@@ -159,6 +159,10 @@ void Engine::on_memset(const Event& e) {
 // the speed of a faulting first-touch kernel, not of a copy engine. So it
 // replays as a kernel writing the range (faults, batches, prefetch, eviction as
 // for any kernel) whose counters go to the phase: the trace has no such kernel.
+// Its stores sweep the range closer to address order than a trace kernel's
+// (gpu.fill_lanes where the profile sets it: more, smaller fault batches): on
+// the H200 a memset of fresh managed memory takes about 1.5x a first-touch
+// kernel's time for the same range (docs/validation.md, "Session 66").
 void Engine::memset_by_fill_kernel(const Event& e, int gpu) {
   swap_out();  // no stream's kernel is running: a memset is a host statement
   load_fault_batch(gpu);
@@ -166,6 +170,7 @@ void Engine::memset_by_fill_kernel(const Event& e, int gpu) {
   // from the trace): the fill kernel's touches are not among them.
   const std::uint64_t trace_accesses = access_seq_;
   begin_kernel("memset", gpu, e.stream, 0);
+  if (profile_.gpu_fill_lanes != 0) kernel_.lanes = profile_.gpu_fill_lanes;
   Event fill = e;
   fill.kind = trace::EventKind::kGpuAccess;
   fill.op = static_cast<std::uint8_t>(trace::AccessType::kWrite);

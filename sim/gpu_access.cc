@@ -305,9 +305,9 @@ void Engine::gpu_access_general(const Event& e) {
     return;
   }
   RangeCursor* const cursor = range_cursor_;
-  // Interleaved slices (profile gpu.access_lanes): step k visits the k-th
-  // touch of every slice; one lane is the plain sweep.
-  const std::uint64_t lanes = std::max<std::uint64_t>(std::min<std::uint64_t>(profile_.gpu_access_lanes, n), 1);
+  // Interleaved slices (the kernel's lanes: profile gpu.access_lanes): step k
+  // visits the k-th touch of every slice; one lane is the plain sweep.
+  const std::uint64_t lanes = std::max<std::uint64_t>(std::min<std::uint64_t>(kernel_.lanes, n), 1);
   const std::uint64_t slice = (n + lanes - 1) / lanes;
   if (cursor && !cursor->whole) {
     // One part: whole lane steps, at least kPartTouches touches, then back to the scheduler.

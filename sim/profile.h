@@ -46,6 +46,10 @@ struct HardwareProfile {
   // reach the fault buffer from across the range, not in address order.
   // 1 (the default) visits pages in trace order.
   std::uint32_t gpu_access_lanes = 1;
+  // [gpu] fill_lanes: the lanes of the runtime's fill kernel that a memset of
+  // managed memory launches (its faults come closer to address order than a
+  // trace kernel's); 0 (unset): gpu.access_lanes.
+  std::uint32_t gpu_fill_lanes = 0;
   // [gpu] access_unit: the transaction unit (bytes) a kernel's touch of a
   // resident page is charged in: a touch costs the units its bytes cover
   // (traces/page_touch.h) at access_gbps, plus access_cost per page touch.

@@ -27,6 +27,9 @@ struct KernelState {
   Nanos now = 0;        // kernel-local time: start + stalls so far
   Nanos compute = 0;
   Nanos idle_start = 0;  // gpu.idle_start_cost where it started on an idle GPU
+  // Interleaved slices its range accesses sweep (gpu.access_lanes; a managed
+  // memset's fill kernel: gpu.fill_lanes).
+  std::uint32_t lanes = 1;
   Bytes remote_host_bytes = 0;   // bytes over remote mappings, in remote.access_unit units
   Bytes remote_peer_bytes = 0;
   // Transaction units (gpu.access_unit) the kernel's touches cover, all of

@@ -172,6 +172,39 @@ TEST(Copies, MemsetOfManagedMemoryFaultsLikeAKernel) {
   EXPECT_EQ(r.phases[0].counters.time_ns, 2 * 37600u + 1048576u);
 }
 
+// gpu.fill_lanes: the fill kernel sweeps its range in that many slices, a trace
+// kernel in gpu.access_lanes (1 here). 8 MiB fresh, 2048 faulted pages in 8
+// batches of 256, each batch 10000 + 256 x 100 plus 2000 per VA block it
+// touches, and 8 MiB written at 2 GB/s (4194304). One lane: each batch in one
+// block, 8 x 37600 + 4194304 = 4495104; two: slices of 1024 pages, each batch
+// 128 pages of block b and 128 of block b + 2, 8 x 39600 + 4194304 = 4511104.
+// The kernel after it writes another fresh 8 MiB in one lane: 4495104.
+TEST(Copies, ManagedMemsetSweepsTheFillLanes) {
+  const auto t = TraceBuilder()
+                     .phase("memset")
+                     .alloc("A", 8_MiB)
+                     .memset("A")
+                     .phase("kernel")
+                     .alloc("B", 8_MiB)
+                     .kernel("k", 0, 0)
+                     .write("B")
+                     .end()
+                     .build();
+  HardwareProfile p = copy_profile();
+  const Result plain = replay(t, options_for(p));
+  ASSERT_EQ(plain.phases.size(), 2u);
+  EXPECT_EQ(plain.phases[0].counters.time_ns, 4495104u);
+  p.gpu_fill_lanes = 2;
+  const Result two = replay(t, options_for(p));
+  ASSERT_EQ(two.phases.size(), 2u);
+  EXPECT_EQ(two.phases[0].counters.gpu_faults, 2048u);
+  EXPECT_EQ(two.phases[0].counters.fault_batches, 8u);
+  EXPECT_EQ(two.phases[0].counters.time_ns, 4511104u);
+  ASSERT_EQ(two.kernels.size(), 1u);
+  EXPECT_EQ(two.kernels[0].counters.time_ns, 4495104u);
+  EXPECT_EQ(two.kernels[0].counters.fault_batches, 8u);
+}
+
 // After a managed memset the next kernel's launch takes host.launch_after_memset_cost
 // (here 300000 ns) before the kernel starts: its phase carries it, its own time
 // does not, and the kernel after it pays nothing. The memset ends at 1123776

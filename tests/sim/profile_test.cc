@@ -199,6 +199,16 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
   EXPECT_NE(error_of(replace(lanes, "access_lanes = 132", "access_lanes = 0")).find("p.toml:8: 'gpu.access_lanes'"),
             std::string::npos)
       << error_of(replace(lanes, "access_lanes = 132", "access_lanes = 0"));
+  // fill_lanes: unset (0: the memset's fill kernel sweeps access_lanes) and
+  // absent from the JSON unless given; 1 .. 2^20.
+  EXPECT_EQ(plain.gpu_fill_lanes, 0u);
+  EXPECT_FALSE(to_json(plain)["gpu"].contains("fill_lanes"));
+  const std::string fill = replace(lanes, "access_lanes = 132\n", "access_lanes = 132\nfill_lanes = 29\n");
+  EXPECT_EQ(parse_profile(fill, "p.toml").gpu_fill_lanes, 29u);
+  EXPECT_EQ(to_json(parse_profile(fill, "p.toml"))["gpu"]["fill_lanes"], 29u);
+  EXPECT_NE(error_of(replace(fill, "fill_lanes = 29", "fill_lanes = -3")).find("p.toml:9: 'gpu.fill_lanes'"),
+            std::string::npos)
+      << error_of(replace(fill, "fill_lanes = 29", "fill_lanes = -3"));
 }
 
 // gpu.access_unit / remote.access_unit: 4 KiB (whole pages) unless given; a
