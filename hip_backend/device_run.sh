@@ -120,10 +120,10 @@ for step in "$@"; do
       probe_runs launch_after_memset
       fit_in_place fit_launch_after_memset.py launch_after_memset
       # The CPU's fault path on GPU-held pages, whole pages and one word per
-      # page (hip_backend/fit_cpu_faults.py, applied by machine_profile.sh).
+      # page (hip_backend/fit_cpu_faults.py; recorded with the calibration).
       probe_runs cpu_faults
       # The host's side of prefetch calls: queued behind a kernel, and held by
-      # a move to the CPU (hip_backend/fit_prefetch_host.py, the same).
+      # a move to the CPU (hip_backend/fit_prefetch_host.py; recorded the same way).
       probe_runs prefetch_host
       # The host time of memory-advice calls, each alone in its phase
       # (hip_backend/fit_advice.py).

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A profile whose directly measured keys are the median of many calibrations.
 
-usage: pool_calibrations.py [--keys K1,K2,...] PROFILE OUT.toml CALIBRATION_DIR...
+usage: pool_calibrations.py [--keys K1,K2,... | --with-links] PROFILE OUT.toml CALIBRATION_DIR...
 
 Each CALIBRATION_DIR is what one GPU-machine call's `device_run.sh calibrate`
 left (profiles/raw/h200-pcie5/later/sessionN: its calibrated.toml). Every key
 of POOLED_KEYS (or --keys) is set to the median of that key over the
-calibrations; every other key and every comment of PROFILE stays.
+calibrations (--with-links: and the links' curves, LINK_KEYS); every other
+key and every comment of PROFILE stays.
 
 Why: these keys are read off one microbenchmark each (a copy, a launch, a
 prefetch call, a remote read), and each call's value carries that call's host
@@ -40,7 +41,12 @@ POOLED_KEYS = [
 # Not prefetch.to_cpu_va_block_cost: the calibrations' back-and-forth runs move
 # large ranges, whose copies hide the block work, so their value (42.5-52.8 us)
 # is the link fit's remainder; fit_d2h_prefetch.py measures it on small moves.
-USAGE = "usage: pool_calibrations.py [--keys K1,K2,...] PROFILE OUT.toml CALIBRATION_DIR..."
+# The links' curves, which each calibration fits from its pinned copies and
+# prefetches: a machine's own profile (machine_profile.sh) takes them with the
+# pooled keys (--with-links); the committed profile keeps its own.
+LINK_KEYS = [f"link.{direction}.{key}" for direction in ("host_to_gpu", "gpu_to_host")
+             for key in ("peak_gbps", "latency", "atan_b_per_kib")]
+USAGE = "usage: pool_calibrations.py [--keys K1,K2,... | --with-links] PROFILE OUT.toml CALIBRATION_DIR..."
 
 
 def fail(message):
@@ -91,6 +97,8 @@ def main():
         if len(args) < 2 or not args[1]:
             fail("--keys needs a comma-separated list of section.key names")
         keys, args = args[1].split(","), args[2:]
+    elif args[:1] == ["--with-links"]:
+        keys, args = POOLED_KEYS + LINK_KEYS, args[1:]
     if len(args) < 3:
         fail(USAGE)
     profile, out, directories = args[0], args[1], args[2:]

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # hip_backend/machine_profile.sh: a profile from one call's calibration alone.
 # Usage errors; an output naming an input is refused and the input kept; and a
-# full run on session 14's committed calibration gives the fault keys that
-# calibration alone tunes to (pooled with other sessions they differ: batch
-# 5 us, page 1600 ns), in a profile that loads, with its tuning report.
+# full run on session 68's committed calibration gives the committed profile
+# with that calibration's directly measured keys and links and its host part
+# (the calibration's host-bound runs as a probe), in a profile that loads,
+# with its report.
 set -uo pipefail
-script=$1 tune=$2 umsim=$3 tool=$4 session=$5
+script=$1 umsim=$2 base=$3 session=$4
+shift 4
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*"; exit 1; }
-# The script runs tune_profile.py from its repository root: give it a copy of both.
+# The script runs its helpers from its repository root: give it a copy of them.
 mkdir -p "$tmp/repo/hip_backend"
-cp "$script" "$tune" "$tmp/repo/hip_backend/"
-run() { UMSIM_BIN=$umsim UMSIM_TRACES_TOOL=$tool bash "$tmp/repo/hip_backend/machine_profile.sh" "$@"; }
+cp "$script" "$@" "$tmp/repo/hip_backend/"
+run() { UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$base bash "$tmp/repo/hip_backend/machine_profile.sh" "$@"; }
 
 run >"$tmp/out" 2>&1; [[ $? -eq 2 ]] || fail "no arguments: exit code not 2"
 grep -q "usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml" "$tmp/out" || fail "no usage line"
@@ -25,20 +27,38 @@ before=$(md5sum <"$tmp/session/calibrated.toml")
 run "$tmp/session" "$tmp/session/calibrated.toml" >"$tmp/out" 2>&1 && fail "output naming the input accepted"
 grep -q "is the input" "$tmp/out" || { cat "$tmp/out"; fail "refusal not explained"; }
 [[ $(md5sum <"$tmp/session/calibrated.toml") == "$before" ]] || fail "the input was changed"
+UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$tmp/none.toml bash "$tmp/repo/hip_backend/machine_profile.sh" "$session" "$tmp/p.toml" \
+  >"$tmp/out" 2>&1 && fail "missing base profile accepted"
+grep -q "no base profile" "$tmp/out" || { cat "$tmp/out"; fail "missing base profile not named"; }
 
 run "$session" "$tmp/machine.toml" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "full run failed"; }
-[[ -f $tmp/machine.toml && -f $tmp/machine.tune.json && ! -e $tmp/machine.toml.partial ]] || fail "outputs missing"
+grep -q "19 keys from the calibration; host: GPU faults x0.674, CPU faults x0.584" "$tmp/out" || fail "summary: $(cat "$tmp/out")"
+[[ -f $tmp/machine.toml && -f $tmp/machine.report.json && ! -e $tmp/machine.toml.partial ]] || fail "outputs missing"
 "$umsim" profiles "$tmp/machine.toml" >/dev/null || fail "the profile does not load"
-python3 - "$tmp/machine.tune.json" <<'PY' || fail "tuned values"
-import json, sys
-r = json.load(open(sys.argv[1]))
-want = {"faults.batch_cost": '"10us"', "faults.page_cost": '"800ns"', "faults.concurrency": "128",
-        "faults.populate_gbps": "30", "cpu.fault_cost": '"4000ns"'}
-got = {k: r["values"][k] for k in want}
-if got != want or r["calibration_files"] != 1:
-    sys.exit(f"got {got} from {r['calibration_files']} file(s), want {want} from 1")
+python3 - "$tmp/machine.toml" "$base" "$tmp/machine.report.json" <<'PY' || fail "profile values"
+import json, sys, tomllib
+machine, base = (tomllib.load(open(path, "rb")) for path in sys.argv[1:3])
+report = json.load(open(sys.argv[3]))
+want = {  # session 68's calibration (its calibrated.toml), not the committed profile's
+    ("host", "pageable_copy_gbps"): 9.0, ("link", "gpu_to_host", "peak_gbps"): 18.5,
+    ("prefetch", "cold_call_cost"): "100264ns",
+}
+for path, value in want.items():
+    got = machine
+    for part in path:
+        got = got[part]
+    if got != value:
+        sys.exit(f"{'.'.join(path)} = {got!r}, want {value!r}")
+# The committed structure stays: keys neither the calibration nor the host part sets.
+for section, key in (("gpu", "fill_lanes"), ("prefetch", "to_cpu_va_block_cost"), ("host", "pageable_to_host_call_cost")):
+    if machine[section][key] != base[section][key]:
+        sys.exit(f"{section}.{key} changed: {machine[section][key]!r} against {base[section][key]!r}")
+# The host part scaled from its runs (the committed 1222 ns page cost x0.674).
+if machine["faults"]["page_cost"] != "824ns":
+    sys.exit(f"faults.page_cost = {machine['faults']['page_cost']!r}, want '824ns'")
+if report["keys_from_calibration"]["host.pageable_copy_gbps"] != "9" or report["host"]["gpu_fault_factor"] != 0.674:
+    sys.exit(f"report: {report}")
 PY
-grep -q '^batch_cost = "10us"' "$tmp/machine.toml" || fail "profile lacks the tuned batch cost"
-# [calibrated_on] names session 14's machine (its machine.txt), not the starting profile's.
-grep -q '^date = "2026-12-01T19:29Z"' "$tmp/machine.toml" || fail "[calibrated_on] is not session 14's machine"
+# [calibrated_on] names session 68's machine (its machine.txt), not the base profile's.
+grep -q '^date = "2026-12-04T14:41Z"' "$tmp/machine.toml" || fail "[calibrated_on] is not session 68's machine"
 echo "PASS"
