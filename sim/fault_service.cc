@@ -268,7 +268,7 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
     thrashing_->thrashing_pages(slot, block, now, req.thrashing);
     req.excluded |= req.thrashing;
   }
-  const std::size_t first = faulted._Find_first();
+  const std::uint32_t first = first_page(faulted);
   const std::int8_t preferred = first < kPagesPerBlock ? a.pages[base + first].preferred : -1;
   // "Prefetch does not pull pages away from their preferred location" holds
   // only where the destination could have mapped that location instead. A CPU
@@ -284,7 +284,7 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   PageMask out;
   if (used) *used = req;
   prefetch_->prefetch(req, out);
-  if (out.none()) return;  // the common case on a fault-heavy replay
+  if (!any_page(out)) return;  // the common case on a fault-heavy replay
   // Word by word: the pages the engine accepts, split into read-mostly
   // duplicates and migrations.
   const PageState* const block_pages = a.pages.data() + base;
@@ -447,11 +447,11 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   // footprint: the faulted page and the prefetcher's around it) are read
   // once here; their moves and counts below take the pages with a host copy
   // as a mask (host_copies) instead of reading each record again.
-  const bool any_migrate = migrate.any();
+  const bool any_migrate = any_page(migrate);
   PageMask host_copies;
   const bool from_host = any_migrate && host_only_pages(a, block, migrate, host_copies);
   Bytes prefetched = 0;
-  const bool any_policy_pages = prefetch_ && policy_pages.any();
+  const bool any_policy_pages = prefetch_ && any_page(policy_pages);
   if (any_policy_pages) {
     const PageState* const block_pages = a.pages.data() + base;
     auto count_held_elsewhere = [&](std::uint32_t i) {
@@ -461,7 +461,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
       for_each_page(policy_pages, count_held_elsewhere);
     } else {
       prefetched = count_pages(policy_pages & host_copies) * kPageSize;  // a host copy is never the requester's
-      if (duplicate.any()) for_each_page(policy_pages & ~migrate, count_held_elsewhere);
+      if (any_page(duplicate)) for_each_page(policy_pages & ~migrate, count_held_elsewhere);
     }
   }
   // The driver's per-page work for every page this service moves from
@@ -500,7 +500,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   if (any_migrate && gpus_.size() > 1) note_served_pages(slot, block, migrate);
   if (from_host) now = move_host_block(slot, a, block, migrate, host_copies, requester, now);
   else if (any_migrate) now = move_pages(slot, block, migrate, requester, false, now);
-  if (duplicate.any()) now = move_pages(slot, block, duplicate, requester, true, now);
+  if (any_page(duplicate)) now = move_pages(slot, block, duplicate, requester, true, now);
   for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {
     const Processor dest = first_processor(m);
     now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);

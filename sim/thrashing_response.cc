@@ -15,7 +15,7 @@ void Engine::thrashing_hint(AllocSlot slot, std::uint64_t block, const PageMask&
                             Nanos now) {
   const Allocation& a = allocs_[slot];
   const std::uint64_t base = block * kPagesPerBlock;
-  const std::size_t first = faulted._Find_first();
+  const std::uint32_t first = first_page(faulted);
   if (first >= kPagesPerBlock) return;
   const PageState& st = a.pages[base + first];
   FaultNotice n;
@@ -38,16 +38,17 @@ void Engine::thrashing_hint(AllocSlot slot, std::uint64_t block, const PageMask&
 
 void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
                               Processor to, MigrationCause cause, Processor requester, Nanos& now) {
-  if (!thrashing_ || pages.none()) return;
+  if (!thrashing_) return;
+  const std::uint32_t first = first_page(pages);
+  if (first >= kPagesPerBlock) return;
   Allocation& a = allocs_[slot];
   const std::uint64_t base = block * kPagesPerBlock;
-  const std::size_t first = pages._Find_first();
   const std::int8_t preferred = a.pages[base + first].preferred;
   // Built whole: the 64-byte mask is copied once, not cleared first (twice a block service).
   const MigrationNotice n{slot, block, pages, from, to, cause,
                           preferred >= 0 ? Processor{preferred} : Processor::none(), now};
   const ThrashingResponse r = thrashing_->on_migration(n);
-  if (r.thrashing.any()) counters().thrashing_events += r.thrashing.count();  // count() is a libgcc call per word
+  if (any_page(r.thrashing)) counters().thrashing_events += count_pages(r.thrashing);
   if (r.action != ThrashingAction::kNone) apply_thrashing_response(slot, block, r, requester, now);
 }
 

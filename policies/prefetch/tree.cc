@@ -56,32 +56,40 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     // unless the destination is the CPU (where `excluded` also lists CPU-mapped pages),
     // every excluded page (pinned pages count as thrashing in the driver).
     const std::uint64_t excluded_block = r.destination.is_cpu() ? 0 : ~std::uint64_t{0};
-    PageWords faulted, thrashing, tree, drop, seeds;
-    std::uint64_t any_faulted = 0;
+    PageWords faulted, thrashing, tree;
+    // The words holding a faulted page, [first_word, end_word): only they seed
+    // the walk and grow big pages (a fault-heavy replay's request has one or a
+    // few faulted pages in a 512-page block).
+    std::uint32_t first_word = PageWords::kWords, end_word = 0;
     for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
       const std::uint64_t keep = sim::pages_below_in_word(leaves, i);
-      const std::uint64_t excluded = PageWords::word(r.excluded, i), thrashing_pages = PageWords::word(r.thrashing, i);
-      const std::uint64_t resident = PageWords::word(r.resident_on_destination, i);
       faulted.w[i] = PageWords::word(r.faulted, i) & keep;
-      any_faulted |= faulted.w[i];
-      thrashing.w[i] = thrashing_pages | (excluded & excluded_block);
-      seeds.w[i] = faulted.w[i] & ~thrashing.w[i];  // step 4 walks from the faulted pages that do not thrash
-      tree.w[i] = (resident | faulted.w[i]) & keep;
-      // Step 5: faulted, excluded, thrashing and already resident pages never move as prefetch.
-      drop.w[i] = faulted.w[i] | excluded | thrashing_pages | resident;
+      thrashing.w[i] = PageWords::word(r.thrashing, i) | (PageWords::word(r.excluded, i) & excluded_block);
+      tree.w[i] = (PageWords::word(r.resident_on_destination, i) | faulted.w[i]) & keep;
+      if (faulted.w[i] != 0) {
+        first_word = std::min(first_word, i);
+        end_word = i + 1;
+      }
     }
-    if (any_faulted == 0) return;
+    if (end_word == 0) return;
 
     PageWords region;
-    if (r.resident_anywhere.none() && r.destination_is_preferred) {
+    if (r.destination_is_preferred && r.resident_anywhere.none()) {
       region.fill(0, leaves);
     } else if (!r.preferred_location_elsewhere) {
-      grow_big_pages(tree, faulted, thrashing, leaves);
-      walk_tree(tree, seeds, leaves, region);
+      grow_big_pages(tree, faulted, thrashing, leaves, first_word, end_word);
+      walk_tree(tree, faulted, thrashing, leaves, first_word, end_word, region);
     }
+    // Step 5: faulted, excluded, thrashing and already resident pages never
+    // move as prefetch (tested only where the region has pages).
     std::uint64_t words[PageWords::kWords];
     std::memcpy(words, &out, sizeof(words));
-    for (std::uint32_t i = 0; i < PageWords::kWords; ++i) words[i] |= region.w[i] & ~drop.w[i];
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
+      if (region.w[i] == 0) continue;
+      const std::uint64_t drop = PageWords::word(r.faulted, i) | PageWords::word(r.excluded, i) |
+                                 PageWords::word(r.thrashing, i) | PageWords::word(r.resident_on_destination, i);
+      words[i] |= region.w[i] & ~drop;
+    }
     std::memcpy(&out, words, sizeof(words));
   }
 
@@ -89,7 +97,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // Step 4. The nodes of span >= big page above a page are shared by every page of its
   // aligned big page, so the upper part of the walk is done once per big page; the
   // lower levels only matter when no upper node qualifies.
-  void walk_tree(const PageWords& tree, const PageWords& seeds, std::uint32_t leaves, PageWords& region) const {
+  // The seeds are the faulted pages that do not thrash, in words [first_word, end_word).
+  void walk_tree(const PageWords& tree, const PageWords& faulted, const PageWords& thrashing, std::uint32_t leaves,
+                 std::uint32_t first_word, std::uint32_t end_word, PageWords& region) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
     // Counts of the words before each word, once: a node of 64 pages and more
     // is the difference of two of them instead of a count of its words for every seed.
@@ -109,9 +119,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       top = resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
     }
     std::uint32_t last_big_page = ~0u;
-    bool stop = false;
-    seeds.for_each([&](std::uint32_t page) {
-      if (stop) return;  // the driver stops once a region reaches the block's end
+    bool stop = false;  // set once a region reaches the block's end
+    auto walk_from = [&](std::uint32_t page) {
       const std::uint32_t big_page = page / big_page_pages_;
       if (big_page == last_big_page) return;  // same upper walk, already filled
       std::uint32_t best_first = 0, best_end = 0;
@@ -126,7 +135,10 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       }
       region.fill(best_first, best_end);
       if (best_end == leaves) stop = true;
-    });
+    };
+    for (std::uint32_t i = first_word; i < end_word && !stop; ++i)  // the driver stops once a region reaches the block's end
+      for (std::uint64_t x = faulted.w[i] & ~thrashing.w[i]; x != 0 && !stop; x &= x - 1)
+        walk_from(i * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
   }
 
   // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).
@@ -151,8 +163,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
 
   // Step 3: fill each big page (and the tail past the last whole big page) that holds a
   // faulted page and no thrashing page.
-  void grow_big_pages(PageWords& tree, const PageWords& faulted, const PageWords& thrashing,
-                      std::uint32_t leaves) const {
+  // Words without a faulted page, outside [first_word, end_word), grow nothing.
+  void grow_big_pages(PageWords& tree, const PageWords& faulted, const PageWords& thrashing, std::uint32_t leaves,
+                      std::uint32_t first_word, std::uint32_t end_word) const {
     const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
     auto grow = [&](std::uint32_t first, std::uint32_t end) {
       if (first < end && faulted.any(first, end) && !thrashing.any(first, end)) tree.fill(first, end);
@@ -160,7 +173,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     if (big_page_pages_ <= 64) {
       // Big pages as lanes of each 64-bit word: no per-big-page range calls.
       const std::uint64_t lane = big_page_pages_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << big_page_pages_) - 1;
-      for (std::uint32_t w = 0; w * 64 < whole_end; ++w) {
+      for (std::uint32_t w = first_word; w < end_word && w * 64 < whole_end; ++w) {
         const std::uint64_t f = faulted.w[w];
         if (f == 0) continue;
         const std::uint32_t lanes_end = std::min<std::uint32_t>(64, whole_end - w * 64);
