@@ -289,7 +289,9 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
   // duplicates and migrations.
   const PageState* const block_pages = a.pages.data() + base;
   for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) {
-    const std::uint64_t x = mask_word(out, w) & pages_below_in_word(req.pages_in_block, w) &
+    const std::uint64_t proposed = mask_word(out, w);
+    if (proposed == 0) continue;  // most words: the policy's pages lie around the faulted ones
+    const std::uint64_t x = proposed & pages_below_in_word(req.pages_in_block, w) &
                             ~(mask_word(req.excluded, w) | mask_word(faulted, w) |
                               mask_word(req.resident_on_destination, w));
     if (x == 0) continue;

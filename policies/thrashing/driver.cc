@@ -121,7 +121,9 @@ class DriverThrashing final : public sim::ThrashingPolicy {
   }
 
   void thrashing_pages(sim::AllocSlot alloc, std::uint64_t block, sim::Nanos, sim::PageMask& out) const override {
-    if (alloc < blocks_.size() && block < blocks_[alloc].size()) out |= blocks_[alloc][block].thrashing;
+    if (alloc >= blocks_.size() || block >= blocks_[alloc].size()) return;
+    const BlockState& b = blocks_[alloc][block];
+    if (b.pages) out |= b.thrashing;  // a block without per-page state has no thrashing pages
   }
 
   sim::ThrashingResponse on_fault(const sim::FaultNotice& n) override {
