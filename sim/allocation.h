@@ -22,6 +22,7 @@ struct Allocation {
   ProcessorMask always_mapped = 0;  // mappings never removed (zero-copy kinds, XNACK-off managed)
   bool live = true;
   bool read_mostly_advised = false;  // some page was advised ReadMostly (its flag may since be unset)
+  bool accessed_by_advised = false;  // some page was advised AccessedBy (its mask may since be empty)
   // GPUs a prefetch of this allocation went to, or found holding its pages
   // (prefetch.first_on_gpu_cost: the driver's first mapping of the range there).
   ProcessorMask prefetch_seen_on = 0;

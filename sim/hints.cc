@@ -232,6 +232,7 @@ void Engine::on_advise(const Event& e) {
         break;
       case Advice::kSetAccessedBy:
         st.accessed_by |= tbit;
+        a.accessed_by_advised = true;
         break;
       case Advice::kUnsetAccessedBy:
         st.accessed_by &= static_cast<ProcessorMask>(~tbit);

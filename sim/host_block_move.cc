@@ -95,10 +95,18 @@ Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block
       if (w * 64 < i) x &= ~std::uint64_t{0} << (i - w * 64);
       if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
       if (x == 0) continue;
-      for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
-        PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
-        st.copies = dbit;
-        st.mapped = st.accessed_by == 0 ? unadvised_mapping : mappings_for(a, st);
+      if (!a.accessed_by_advised) {  // no page's mapping depends on its advice: the records are only written
+        for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
+          PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
+          st.copies = dbit;
+          st.mapped = unadvised_mapping;
+        }
+      } else {
+        for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
+          PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
+          st.copies = dbit;
+          st.mapped = st.accessed_by == 0 ? unadvised_mapping : mappings_for(a, st);
+        }
       }
       const std::uint64_t filled = x & ~copied[w];  // zero-filled at the destination
       if (filled) {
