@@ -65,7 +65,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/calibration" "$tmp/probe"
 cp "$fit" "$tmp/calibration/calibrated.toml"
-python3 hip_backend/pool_calibrations.py --with-links "$base" "$tmp/direct.toml" "$tmp/calibration" >"$tmp/direct.txt"
+python3 hip_backend/pool_calibrations.py --with-links "$base" "$tmp/direct.toml" "$tmp/calibration" >/dev/null
 python3 hip_backend/calibration_as_probe.py "$raw" "$tmp/probe" >/dev/null
 python3 hip_backend/host_rescale.py --source "this call's calibration: its host-bound runs (hip_backend/calibration_as_probe.py)" \
   "$tmp/direct.toml" "$umsim" "$tmp/probe/probe.umt" "$tmp/profile.toml" "$tmp/probe/probe.json" >"$tmp/host.json"
@@ -93,17 +93,20 @@ open(path, "w").write("\n".join(out) + "\n")
 PY
 fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
-python3 - "$base" "$fit" "$tmp/direct.txt" "$tmp/host.json" "$tmp/report.json" <<'PY'
+# The report reads the keys taken from the written profile, not from
+# pool_calibrations.py's printed lines.
+python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" <<'PY'
 import json, sys
+sys.path.insert(0, "hip_backend")
+from host_rescale import profile_values
+from pool_calibrations import LINK_KEYS, POOLED_KEYS
 base, fit, direct, host, out = sys.argv[1:]
-keys = {}
-for line in open(direct):  # pool_calibrations.py: "key: before -> after (median of 1; ...)"
-    key, rest = line.split(": ", 1)
-    keys[key] = rest.split(" -> ", 1)[1].split(" (", 1)[0].strip('"')
+values = profile_values(open(direct).read())
+keys = {key: values[key].strip('"') for key in POOLED_KEYS + LINK_KEYS}
 json.dump({"base_profile": base, "device_fit": fit, "keys_from_calibration": keys,
            "host": json.load(open(host))}, open(out, "w"), indent=1)
 PY
 cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"
 cp "$tmp/report.json" "$report.partial" && mv "$report.partial" "$report"
-factors=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["host"]; print("GPU faults x%.3f, CPU faults x%.3f" % (h["gpu_fault_factor"], h["cpu_fault_factor"]))' "$report")
-echo "machine_profile.sh: wrote $out ($(wc -l <"$tmp/direct.txt") keys from the calibration; host: $factors; report $report)"
+summary=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); h=r["host"]; print("%d keys from the calibration; host: GPU faults x%.3f, CPU faults x%.3f" % (len(r["keys_from_calibration"]), h["gpu_fault_factor"], h["cpu_fault_factor"]))' "$report")
+echo "machine_profile.sh: wrote $out ($summary; report $report)"
