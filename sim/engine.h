@@ -295,6 +295,19 @@ class Engine {
   // CPU's L2 cache: below it the records mostly hit anyway).
   static constexpr Bytes kPrefetchAboveMetadata = Bytes{8} << 20;
   bool prefetch_ahead_ = false;
+  // The replay loop looks ahead below that size too while faults are dense:
+  // the last fault batch came from at least every other access (a replay at
+  // random over a footprint past the GPU, 2 MiB of page records and more).
+  // There each access's record is cold and the look-ahead's dozen
+  // instructions a few percent of a fault's work; where most accesses hit,
+  // they would cost more than the hints save (sim/gpu_access.cc).
+  bool faults_dense_ = false;
+  bool look_ahead() const { return prefetch_ahead_ || faults_dense_; }
+  std::uint64_t last_batch_seq_ = 0;  // access_seq_ when the last fault batch was serviced
+  void note_fault_density(std::uint32_t faults) {
+    faults_dense_ = 2 * std::uint64_t{faults} >= access_seq_ - last_batch_seq_;
+    last_batch_seq_ = access_seq_;
+  }
   // Units of gpu.access_unit one pass of an access (of a non-zero length)
   // covers: the contiguous case inline, strided touches through traces/page_touch.h.
   std::uint64_t units_per_pass(const trace::Event& e) const {

@@ -140,6 +140,7 @@ void Engine::service_fault_batch() {
   if (fault_buffer_.size() == 1) {  // one page (a batch of one, or duplicates of one page): nothing to group
     const std::uint64_t key = fault_buffer_.front().key;
     service_single_fault(static_cast<AllocSlot>(key >> 40), key & ((std::uint64_t{1} << 40) - 1));
+    note_fault_density(fault_entries_);
     fault_buffer_.clear();
     fault_entries_ = 0;
     return;
@@ -186,6 +187,7 @@ void Engine::service_fault_batch() {
   for (const FaultRun& run : fault_runs_)
     mark_ready(static_cast<AllocSlot>(run.block_key >> kAllocShift), run.block_key & kBlockMask, batch_start);
   if (series_) series_batch_row(before, batch_start);
+  note_fault_density(fault_entries_);
   fault_buffer_.clear();
   fault_entries_ = 0;
 }

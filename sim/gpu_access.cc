@@ -38,7 +38,7 @@ void Engine::gpu_access(const Event& e) {
 void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
   const std::size_t n = batch.size();
   const Event* const events = batch.data();
-  const bool ahead = prefetch_ahead_;
+  bool ahead = look_ahead();
   while (i < n && events[i].kind == EventKind::kGpuAccess) {
     const Event& first = events[i];
     const AllocSlot slot = first.name < slot_of_name_.size() ? slot_of_name_[first.name] : kNoSlot;
@@ -78,6 +78,9 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
     std::size_t k = i;
     // Why the loop below stopped at events[k] (if it did).
     enum class Stop { kEnd, kOtherAllocation, kChanged } stop = Stop::kEnd;
+    // The loop looks ahead while k < ahead_end.
+    auto look_ahead_end = [&] { return ahead && n > kLookahead ? n - kLookahead : 0; };
+    std::size_t ahead_end = look_ahead_end();
     // Replays events[k] through the general path (a range, a strided or
     // read-modify-write access, or a miss) with the counters stored; false
     // when hits need more (or other) work since: the loop stops after it.
@@ -88,11 +91,12 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
       replay();
       seq = access_seq_;
       units = kernel_.touched_units;
+      ahead = look_ahead();  // a fault batch serviced may have changed it
+      ahead_end = look_ahead_end();
       // The allocation's arrays stay where they are; the loop goes on unless
       // hits now need more (or other) work.
       return (plain_hits_ || recency_hits_) && recency_hits_ == recency;
     };
-    const std::size_t ahead_end = ahead && n > kLookahead ? n - kLookahead : 0;  // look-ahead while i < ahead_end
     for (; k < n; ++k) {
       const Event& e = events[k];
       if (k < ahead_end) {  // prefetch_metadata, with this allocation's lookups at hand
