@@ -26,4 +26,14 @@ inline void prefetch_element(const T* base, std::uint64_t index) {
   prefetch_for_read(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(base) + index * sizeof(T)));
 }
 
+// The same for each cache line of `*p`, a record of up to a line that may
+// straddle two (GpuMemory's 40-byte chunk records: every other one does),
+// where prefetch_for_read(p) would bring its first line only.
+template <typename T>
+inline void prefetch_record(const T* p) {
+  static_assert(sizeof(T) <= 64, "a record of one or two cache lines");
+  prefetch_for_read(p);
+  prefetch_for_read(reinterpret_cast<const char*>(p) + sizeof(T) - 1);
+}
+
 }  // namespace umsim::sim

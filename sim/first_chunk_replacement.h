@@ -102,7 +102,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   if (const std::uint32_t c = order.next(b); c != SlotList::kNone) {
     if (const std::uint32_t d = order.next(c); d != SlotList::kNone) {
       order.prefetch(d);
-      prefetch_for_read(&mem.chunk(d));
+      prefetch_record(&mem.chunk(d));  // both lines where it straddles two: B's fields read below may lie in the second
     }
   }
   const PhysicalChunk& chunk = mem.chunk(b);
