@@ -42,7 +42,7 @@ def time_rows(directory):
     if not paths:
         fail(f"{directory}: no compare/*.compare.json (not a hip_backend/validate.sh output directory)")
     try:
-        rows = error_table.select(paths)["time"]
+        rows = error_table.select(paths, byte_captures=False)["time"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         fail(f"{directory}: unreadable compare output ({type(e).__name__}: {e})")
     return {(trace, scope): (err, hw) for trace, scope, _sim, hw, err in rows if err is not None}
