@@ -40,6 +40,12 @@ grep -qF "| t | kernel 1 b | -55.0% | -60.0% .. -50.0% |" "$tmp/out" || fail "re
 grep -q "kernel 0 a |" <(sed -n '/Largest/,$p' "$tmp/out") && fail "a non-repeating miss listed as repeating"
 grep -q "total" "$tmp/out" && fail "the total scope counted"
 
+# A comparison whose merged hardware file is gone (committed comparisons name
+# files that were not kept): only time rows are read, so the same result.
+rm "$tmp/c3/hw.json"
+run "$tmp/c1" "$tmp/c2" "$tmp/c3" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a missing merged file refused"; }
+grep -qF "| 3 | 11.1% | 1/3 | 1 (0 / 1) |" "$tmp/out" || fail "summary without the merged file: $(cat "$tmp/out")"
+
 # Two calls only: a scope present in one of them is kept (half of two).
 run "$tmp/c1" "$tmp/c2" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "two calls refused"; }
 grep -q "Pooled over 2 calls: 3 time scopes" "$tmp/out" || fail "two calls: $(cat "$tmp/out")"
