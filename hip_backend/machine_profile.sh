@@ -10,7 +10,9 @@
 # from the call what it measures of its machine:
 #   - the keys its calibration reads off one microbenchmark each and the links'
 #     curves, from its device-side fit (hip_backend/pool_calibrations.py
-#     --with-links on this one calibration);
+#     --machine on this one calibration), except those that follow the host's
+#     per-process mode (moves to the CPU, pageable copies: HOST_MODE_KEYS there),
+#     which keep the base profile's pooled values;
 #   - the host part, from its host-bound runs as a host probe
 #     (hip_backend/calibration_as_probe.py, hip_backend/host_rescale.py): the
 #     fault-servicing and CPU fault keys scaled to this host.
@@ -65,7 +67,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/calibration" "$tmp/probe"
 cp "$fit" "$tmp/calibration/calibrated.toml"
-python3 hip_backend/pool_calibrations.py --with-links "$base" "$tmp/direct.toml" "$tmp/calibration" >/dev/null
+python3 hip_backend/pool_calibrations.py --machine "$base" "$tmp/direct.toml" "$tmp/calibration" >/dev/null
 python3 hip_backend/calibration_as_probe.py "$raw" "$tmp/probe" >/dev/null
 python3 hip_backend/host_rescale.py --source "this call's calibration: its host-bound runs (hip_backend/calibration_as_probe.py)" \
   "$tmp/direct.toml" "$umsim" "$tmp/probe/probe.umt" "$tmp/profile.toml" "$tmp/probe/probe.json" >"$tmp/host.json"
@@ -99,10 +101,10 @@ python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" 
 import json, sys
 sys.path.insert(0, "hip_backend")
 from host_rescale import profile_values
-from pool_calibrations import LINK_KEYS, POOLED_KEYS
+from pool_calibrations import MACHINE_KEYS
 base, fit, direct, host, out = sys.argv[1:]
 values = profile_values(open(direct).read())
-keys = {key: values[key].strip('"') for key in POOLED_KEYS + LINK_KEYS}
+keys = {key: values[key].strip('"') for key in MACHINE_KEYS}
 json.dump({"base_profile": base, "device_fit": fit, "keys_from_calibration": keys,
            "host": json.load(open(host))}, open(out, "w"), indent=1)
 PY
