@@ -34,6 +34,9 @@ struct PageWords {
     std::memcpy(&x, reinterpret_cast<const char*>(&m) + i * sizeof(x), sizeof(x));
     return x;
   }
+  static void set_word(sim::PageMask& m, std::uint32_t i, std::uint64_t x) {
+    std::memcpy(reinterpret_cast<char*>(&m) + i * sizeof(x), &x, sizeof(x));
+  }
   static PageWords of(const sim::PageMask& m) {
     PageWords p;
     std::memcpy(p.w, &m, sizeof(p.w));

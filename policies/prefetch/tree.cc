@@ -62,35 +62,43 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     // few faulted pages in a 512-page block).
     std::uint32_t first_word = PageWords::kWords, end_word = 0;
     for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
-      const std::uint64_t keep = sim::pages_below_in_word(leaves, i);
-      faulted.w[i] = PageWords::word(r.faulted, i) & keep;
-      thrashing.w[i] = PageWords::word(r.thrashing, i) | (PageWords::word(r.excluded, i) & excluded_block);
-      tree.w[i] = (PageWords::word(r.resident_on_destination, i) | faulted.w[i]) & keep;
+      faulted.w[i] = PageWords::word(r.faulted, i);
+      tree.w[i] = PageWords::word(r.resident_on_destination, i) | faulted.w[i];
+    }
+    // Pages past a short last block's end are dropped (a whole block's keep all).
+    faulted.truncate(leaves);
+    tree.truncate(leaves);
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)
       if (faulted.w[i] != 0) {
         first_word = std::min(first_word, i);
         end_word = i + 1;
       }
-    }
     if (end_word == 0) return;
+    // Growth and seeding read the thrashing words only around the faulted
+    // ones: [first_word, end_word) widened to whole big pages.
+    const std::uint32_t words_per_big_page = std::max<std::uint32_t>(1, big_page_pages_ / 64);
+    const std::uint32_t thrashing_end = std::min(PageWords::kWords, (end_word + words_per_big_page - 1) /
+                                                                        words_per_big_page * words_per_big_page);
+    for (std::uint32_t i = first_word / words_per_big_page * words_per_big_page; i < thrashing_end; ++i)
+      thrashing.w[i] = PageWords::word(r.thrashing, i) | (PageWords::word(r.excluded, i) & excluded_block);
 
     PageWords region;
+    std::uint32_t region_first = 0, region_end = 0;  // the region's pages lie in [region_first, region_end)
     if (r.destination_is_preferred && r.resident_anywhere.none()) {
       region.fill(0, leaves);
+      region_end = leaves;
     } else if (!r.preferred_location_elsewhere) {
       grow_big_pages(tree, faulted, thrashing, leaves, first_word, end_word);
-      walk_tree(tree, faulted, thrashing, leaves, first_word, end_word, region);
+      walk_tree(tree, faulted, thrashing, leaves, first_word, end_word, region, region_first, region_end);
     }
     // Step 5: faulted, excluded, thrashing and already resident pages never
-    // move as prefetch (tested only where the region has pages).
-    std::uint64_t words[PageWords::kWords];
-    std::memcpy(words, &out, sizeof(words));
-    for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
+    // move as prefetch (tested only in the words where the region has pages).
+    for (std::uint32_t i = region_first / 64; i * 64 < region_end; ++i) {
       if (region.w[i] == 0) continue;
       const std::uint64_t drop = PageWords::word(r.faulted, i) | PageWords::word(r.excluded, i) |
                                  PageWords::word(r.thrashing, i) | PageWords::word(r.resident_on_destination, i);
-      words[i] |= region.w[i] & ~drop;
+      PageWords::set_word(out, i, PageWords::word(out, i) | (region.w[i] & ~drop));
     }
-    std::memcpy(&out, words, sizeof(words));
   }
 
  private:
@@ -99,7 +107,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // lower levels only matter when no upper node qualifies.
   // The seeds are the faulted pages that do not thrash, in words [first_word, end_word).
   void walk_tree(const PageWords& tree, const PageWords& faulted, const PageWords& thrashing, std::uint32_t leaves,
-                 std::uint32_t first_word, std::uint32_t end_word, PageWords& region) const {
+                 std::uint32_t first_word, std::uint32_t end_word, PageWords& region, std::uint32_t& region_first,
+                 std::uint32_t& region_end) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
     // Counts of the words before each word, once: a node of 64 pages and more
     // is the difference of two of them instead of a count of its words for every seed.
@@ -119,6 +128,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       top = resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
     }
     std::uint32_t last_big_page = ~0u;
+    region_first = leaves;
     bool stop = false;  // set once a region reaches the block's end
     auto walk_from = [&](std::uint32_t page) {
       const std::uint32_t big_page = page / big_page_pages_;
@@ -133,7 +143,10 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
         for (std::uint32_t level = std::min(big_level, levels); level-- > 0;)
           if (qualifies(tree, words_before, page, level, leaves, best_first, best_end)) break;
       }
+      if (best_end == 0) return;  // no node qualifies
       region.fill(best_first, best_end);
+      region_first = std::min(region_first, best_first);
+      region_end = std::max(region_end, best_end);
       if (best_end == leaves) stop = true;
     };
     for (std::uint32_t i = first_word; i < end_word && !stop; ++i)  // the driver stops once a region reaches the block's end
@@ -177,9 +190,11 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
         const std::uint64_t f = faulted.w[w];
         if (f == 0) continue;
         const std::uint32_t lanes_end = std::min<std::uint32_t>(64, whole_end - w * 64);
-        for (std::uint32_t shift = 0; shift < lanes_end; shift += big_page_pages_) {
-          const std::uint64_t m = lane << shift;
-          if ((f & m) && !(thrashing.w[w] & m)) tree.w[w] |= m;
+        // Only the lanes holding a faulted page (lanes_end is a whole number of lanes).
+        for (std::uint64_t x = lanes_end == 64 ? f : f & ((std::uint64_t{1} << lanes_end) - 1); x != 0;) {
+          const std::uint64_t m = lane << (static_cast<std::uint32_t>(std::countr_zero(x)) & ~(big_page_pages_ - 1));
+          if (!(thrashing.w[w] & m)) tree.w[w] |= m;
+          x &= ~m;
         }
       }
     } else {
