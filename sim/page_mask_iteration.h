@@ -105,12 +105,17 @@ template <typename Fn>
 // clears them a word at a time: an evicted 2 MiB chunk's pages (its whole
 // VA block's mask, with one or a few pages set), without for_each_page_in's
 // window arithmetic or a store per page. The caller knows the count (the
-// chunk's resident pages); the walk stops at the last of them.
+// chunk's resident pages); the walk stops at the last of them. The non-empty
+// words are found first, without a branch per word: with a page or two at
+// random places, a test per word mispredicted about once an eviction.
 template <typename Fn>
 [[gnu::always_inline]] inline void take_pages(PageMask& mask, std::uint32_t count, Fn&& fn) {
-  for (std::uint32_t w = 0; count != 0 && w < kPagesPerBlock / 64; ++w) {
+  std::uint32_t words = 0;  // bit w: word w has a page set
+#pragma GCC unroll 8
+  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) words |= std::uint32_t{mask_word(mask, w) != 0} << w;
+  for (; count != 0 && words != 0; words &= words - 1) {
+    const auto w = static_cast<std::uint32_t>(std::countr_zero(words));
     std::uint64_t x = mask_word(mask, w);
-    if (x == 0) continue;
     set_mask_word(mask, w, 0);
     for (; x != 0; x &= x - 1, --count) fn(w * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
   }
