@@ -52,11 +52,12 @@ LINK_KEYS = [f"link.{direction}.{key}" for direction in ("host_to_gpu", "gpu_to_
 # two speeds from one process to the next, so one calibration's processes
 # sample one mode and the next call's suite may run in the other. A machine's
 # own profile keeps the pooled values of these (the median over many calls'
-# processes) instead of its calibration's: on sessions 72 and 76, whose
-# calibrations moved pages to the CPU at 10.8 and 9.5 GB/s (pooled 16.5), their
-# machine profiles came 0.4-2.7 points closer on their own suites and on every
-# later call (docs/validation.md, "Sessions 76-79").
-HOST_MODE_KEYS = [f"link.gpu_to_host.{key}" for key in ("peak_gbps", "latency", "atan_b_per_kib")] + [
+# processes) instead of its calibration's: sessions 72, 76 and 80's calibrations
+# moved pages to the CPU at 9.0-10.8 GB/s (pooled 16.5); over the twenty-two
+# pairs of a calibration and a later call, better on 17, equal on 2, worse on 3
+# (docs/validation.md, "A machine's own profile keeps the pooled values of the
+# host-mode keys").
+HOST_MODE_KEYS = [key for key in LINK_KEYS if key.startswith("link.gpu_to_host.")] + [
     "host.pageable_copy_gbps", "host.pageable_to_host_copy_gbps"]
 MACHINE_KEYS = [key for key in POOLED_KEYS + LINK_KEYS if key not in HOST_MODE_KEYS]
 USAGE = "usage: pool_calibrations.py [--keys K1,K2,... | --with-links | --machine] PROFILE OUT.toml CALIBRATION_DIR..."

@@ -12,17 +12,6 @@
 
 namespace umsim::sim {
 
-// Word w of a mask (pages 64w .. 64w + 63), and its replacement: word-wise
-// combinations of several masks without std::bitset's temporaries.
-inline std::uint64_t mask_word(const PageMask& mask, std::uint32_t w) {
-  std::uint64_t x;
-  std::memcpy(&x, reinterpret_cast<const char*>(&mask) + w * sizeof(x), sizeof(x));
-  return x;
-}
-inline void set_mask_word(PageMask& mask, std::uint32_t w, std::uint64_t x) {
-  std::memcpy(reinterpret_cast<char*>(&mask) + w * sizeof(x), &x, sizeof(x));
-}
-
 // Whether any page is set, and the lowest set page (kPagesPerBlock if none):
 // std::bitset::any and _Find_first test the words one by one with a branch
 // each, and the fault path asks of masks that are mostly empty several times

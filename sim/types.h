@@ -3,6 +3,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <cstring>
 
 #include "traces/event.h"
 
@@ -22,6 +23,19 @@ inline constexpr int kMaxGpus = 15;  // processor masks are 16 bits: bit 0 = CPU
 
 // One bit per 4 KiB page of a 2 MiB VA block.
 using PageMask = std::bitset<kPagesPerBlock>;
+
+// Word w of a mask (pages 64w .. 64w + 63), and its replacement, in place:
+// word-wise combinations of several masks without std::bitset's temporaries
+// (libstdc++ stores bitset<512> as eight 64-bit words, bit i in word i/64).
+static_assert(sizeof(PageMask) == kPagesPerBlock / 8, "unexpected std::bitset layout");
+inline std::uint64_t mask_word(const PageMask& mask, std::uint32_t w) {
+  std::uint64_t x;
+  std::memcpy(&x, reinterpret_cast<const char*>(&mask) + w * sizeof(x), sizeof(x));
+  return x;
+}
+inline void set_mask_word(PageMask& mask, std::uint32_t w, std::uint64_t x) {
+  std::memcpy(reinterpret_cast<char*>(&mask) + w * sizeof(x), &x, sizeof(x));
+}
 
 // The pages of a mask's word w (pages 64w .. 64w + 63) below `pages` (a short
 // last block's tail excluded), as a mask.

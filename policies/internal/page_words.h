@@ -28,15 +28,6 @@ struct PageWords {
   // libstdc++ stores bitset<512> as exactly eight 64-bit words, bit i in word i/64.
   static_assert(sizeof(sim::PageMask) == kWords * sizeof(std::uint64_t), "unexpected std::bitset layout");
 
-  // Word i of a mask, read in place (no copy of the whole mask).
-  static std::uint64_t word(const sim::PageMask& m, std::uint32_t i) {
-    std::uint64_t x;
-    std::memcpy(&x, reinterpret_cast<const char*>(&m) + i * sizeof(x), sizeof(x));
-    return x;
-  }
-  static void set_word(sim::PageMask& m, std::uint32_t i, std::uint64_t x) {
-    std::memcpy(reinterpret_cast<char*>(&m) + i * sizeof(x), &x, sizeof(x));
-  }
   static PageWords of(const sim::PageMask& m) {
     PageWords p;
     std::memcpy(p.w, &m, sizeof(p.w));

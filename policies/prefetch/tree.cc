@@ -62,8 +62,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     // few faulted pages in a 512-page block).
     std::uint32_t first_word = PageWords::kWords, end_word = 0;
     for (std::uint32_t i = 0; i < PageWords::kWords; ++i) {
-      faulted.w[i] = PageWords::word(r.faulted, i);
-      tree.w[i] = PageWords::word(r.resident_on_destination, i) | faulted.w[i];
+      faulted.w[i] = sim::mask_word(r.faulted, i);
+      tree.w[i] = sim::mask_word(r.resident_on_destination, i) | faulted.w[i];
     }
     // Pages past a short last block's end are dropped (a whole block's keep all).
     faulted.truncate(leaves);
@@ -80,7 +80,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     const std::uint32_t thrashing_end = std::min(PageWords::kWords, (end_word + words_per_big_page - 1) /
                                                                         words_per_big_page * words_per_big_page);
     for (std::uint32_t i = first_word / words_per_big_page * words_per_big_page; i < thrashing_end; ++i)
-      thrashing.w[i] = PageWords::word(r.thrashing, i) | (PageWords::word(r.excluded, i) & excluded_block);
+      thrashing.w[i] = sim::mask_word(r.thrashing, i) | (sim::mask_word(r.excluded, i) & excluded_block);
 
     PageWords region;
     std::uint32_t region_first = 0, region_end = 0;  // the region's pages lie in [region_first, region_end)
@@ -95,9 +95,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     // move as prefetch (tested only in the words where the region has pages).
     for (std::uint32_t i = region_first / 64; i * 64 < region_end; ++i) {
       if (region.w[i] == 0) continue;
-      const std::uint64_t drop = PageWords::word(r.faulted, i) | PageWords::word(r.excluded, i) |
-                                 PageWords::word(r.thrashing, i) | PageWords::word(r.resident_on_destination, i);
-      PageWords::set_word(out, i, PageWords::word(out, i) | (region.w[i] & ~drop));
+      const std::uint64_t drop = sim::mask_word(r.faulted, i) | sim::mask_word(r.excluded, i) |
+                                 sim::mask_word(r.thrashing, i) | sim::mask_word(r.resident_on_destination, i);
+      sim::set_mask_word(out, i, sim::mask_word(out, i) | (region.w[i] & ~drop));
     }
   }
 
