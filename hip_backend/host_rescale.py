@@ -232,7 +232,9 @@ def main():
     def model(factors):
         prof, result = os.path.join(tmp, "p.toml"), os.path.join(tmp, "r.json")
         open(prof, "w").write(scaled_text(factors))
-        subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", result, "-q"], check=True)
+        # --sync-at-phases: the backend's phase semantics (docs/hip_backend.md)
+        subprocess.run([umsim, "replay", trace, "--profile", prof, "--json", result, "-q", "--sync-at-phases"],
+                       check=True)
         return json.load(open(result))
 
     # The modelled time of a group's part of the probe grows with its factor:

@@ -32,7 +32,8 @@ for trace in "$traces"/*.umt; do
     [[ -f $host ]] || { echo "per_process_sims.sh: no host/$name.r$rep.json in $results" >&2; exit 1; }
     python3 hip_backend/process_profile.py "$out/call.toml" "$host" "$out/profiles/$name.r$rep.toml" \
       "$results"/host/*.json >/dev/null
-    "$umsim" replay "$trace" --profile "$out/profiles/$name.r$rep.toml" --json "$out/sim/$name.r$rep.json" -q
+    "$umsim" replay "$trace" --profile "$out/profiles/$name.r$rep.toml" --json "$out/sim/$name.r$rep.json" -q \
+      --sync-at-phases  # the backend synchronises every device at each phase marker
   done
   python3 hip_backend/merge_reps.py "$out/sim/$name".r*.json >"$out/sim/$name.json"
   compare_with_hardware "$umsim" "$name" "$out/sim/$name.json" "$results" "$out"

@@ -59,6 +59,17 @@ Comparison compare_results(const Result& sim, const Result& hw, const std::vecto
   return c;
 }
 
+std::string phase_semantics_note(const Result& sim, const Result& hw) {
+  const auto& boundaries = hw.config.is_object() ? hw.config.value("phase_boundaries", nlohmann::ordered_json()) : nlohmann::ordered_json();
+  if (!boundaries.is_string() || boundaries.get<std::string>().find("synchronized") == std::string::npos) return "";
+  const bool synced = sim.config.is_object() && sim.config.contains("options") && sim.config["options"].is_object() &&
+                      sim.config["options"].value("sync_at_phases", false);
+  if (synced) return "";
+  return "note: the hardware run synchronised every device at each phase marker; the simulator result was replayed "
+         "without --sync-at-phases, so work still running at a marker ran on in it (replay with --sync-at-phases to "
+         "compare the same program)";
+}
+
 nlohmann::ordered_json to_json(const Comparison& c) {
   nlohmann::ordered_json j;
   j["rows"] = nlohmann::ordered_json::array();

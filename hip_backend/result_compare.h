@@ -36,6 +36,12 @@ double relative_error(std::uint64_t predicted, std::uint64_t measured);
 // `metrics` empty = every counter both sides measured.
 Comparison compare_results(const Result& sim, const Result& hw, const std::vector<std::string>& metrics = {});
 
+// A warning when the two results ran different programs: the HIP backend
+// synchronises every device at each phase marker (its config says so), and a
+// simulator result replayed without --sync-at-phases lets work run on across
+// markers. Empty when they agree or the hardware result does not say.
+std::string phase_semantics_note(const Result& sim, const Result& hw);
+
 nlohmann::ordered_json to_json(const Comparison& c);
 
 // A fixed-width table, one row per scope and metric.

@@ -26,7 +26,8 @@ for trace in "$traces"/*.umt; do
     echo "validate.sh: no hardware results for $name in $results (not run on the GPU yet): skipped" >&2
     continue
   fi
-  "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q
+  # The backend synchronises every device at each phase marker: replay the same program.
+  "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q --sync-at-phases
   compare_with_hardware "$umsim" "$name" "$out/sim/$name.json" "$results" "$out"
 done
 python3 hip_backend/error_table.py "$out"/compare/*.compare.json >"$out/error_table.md"

@@ -606,6 +606,10 @@ void Engine::on_event_wait(const Event& e) {
 // ---- phases, results --------------------------------------------------------
 
 void Engine::on_phase(const Event& e) {
+  if (options_.sync_at_phases) {
+    host_now_ = std::max(host_now_, all_streams_done());
+    std::fill(stream_after_held_prefetch_.begin(), stream_after_held_prefetch_.end(), 0);
+  }
   close_phase();
   phase_ = Scope{};
   phase_.any = true;
@@ -638,6 +642,7 @@ nlohmann::ordered_json Engine::resolved_config() const {
                   {"fault_batch_limit", batch_limit_},
                   {"check_invariants", options_.check_invariants}};
   if (options_.warm_fault_service) j["options"]["warm_fault_service"] = true;
+  if (options_.sync_at_phases) j["options"]["sync_at_phases"] = true;
   for (auto it = options_.extra_config.begin(); it != options_.extra_config.end(); ++it) j[it.key()] = it.value();
   return j;
 }

@@ -75,6 +75,12 @@ struct EngineOptions {
   // (not in full): for a run that followed others in one process, as the
   // calibration's runs do.
   bool warm_fault_service = false;
+  // A phase marker waits for every stream's work, as a device-wide sync whose
+  // call costs nothing: the HIP backend synchronises every device at each phase
+  // marker so that a phase's time is its own, and a replay compared with its
+  // results must run the same program (docs/hip_backend.md). Off by default: a
+  // marker is a label, and the trace's own syncs decide when the host waits.
+  bool sync_at_phases = false;
   // Extra resolved configuration (e.g. policy specs) copied into Result::config.
   nlohmann::ordered_json extra_config;
 };

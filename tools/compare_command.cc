@@ -51,6 +51,7 @@ void run(const Options& o) {
   const Result sim = load(o.sim);
   const Result hw = load(o.hw);
   const hip::Comparison c = hip::compare_results(sim, hw, o.metrics);
+  if (const std::string note = hip::phase_semantics_note(sim, hw); !note.empty()) std::cerr << "umsim compare: " << note << "\n";
   std::cout << "sim: " << o.sim << " (" << sim.producer << ")\nhw:  " << o.hw << " (" << hw.producer << ")\n"
             << hip::format_table(c);
   if (!o.json.empty()) {

@@ -36,6 +36,7 @@ struct Options {
   std::string events;
   bool check_invariants = false;
   bool warm_fault_service = false;
+  bool sync_at_phases = false;
   bool quiet = false;
   std::uint64_t work_limit = trace::kDefaultWorkLimit;
 };
@@ -63,6 +64,7 @@ void run(const Options& o) {
   sim::EnginePolicies policies = make_policies(o.policy, &options.vendor);
   options.check_invariants = o.check_invariants;
   options.warm_fault_service = o.warm_fault_service;
+  options.sync_at_phases = o.sync_at_phases;
   options.trace_name = o.trace;
   const std::string path = o.trace;
   options.reopen = [path] { return trace::open_trace(path); };
@@ -138,6 +140,9 @@ void setup(CLI::App& app) {
                 "start each GPU's fault servicing as if a batch had just ended at time 0 (its first batch pays "
                 "faults.cold_start_cost for the idle time since, not in full): for a run that followed others in one process, as "
                 "`umsim-hip calibrate`'s runs do");
+  cmd->add_flag("--sync-at-phases", o->sync_at_phases,
+                "let each phase marker wait for every stream's work, as the HIP backend's replays do (it synchronises "
+                "every device at a marker so that a phase's time is its own): for comparisons with its results");
   cmd->add_flag("--quiet,-q", o->quiet, "print nothing on success");
   // CLI11 reads "-1" into an unsigned option as 2^64 - 1 (no limit at all): only digits are a count.
   const CLI::Validator whole_number(

@@ -53,6 +53,21 @@ TEST(ResultCompareTest, ComparesEveryScopeAndMetricBothSidesMeasured) {
   EXPECT_EQ(j["rows"][0]["rel_error"], 0.2);
 }
 
+// The backend's replays synchronise at phase markers; a simulator result
+// replayed without --sync-at-phases is flagged, one replayed with it is not,
+// and a hardware result that does not say (older files) is not either.
+TEST(ResultCompareTest, NotesASimulatorResultWithOtherPhaseSemantics) {
+  Result hw = make("umsim-hip", 100, 0);
+  Result sim = make("umsim", 100, 0);
+  EXPECT_EQ(phase_semantics_note(sim, hw), "");
+  hw.config["phase_boundaries"] = "device synchronized at each phase marker";
+  EXPECT_NE(phase_semantics_note(sim, hw).find("--sync-at-phases"), std::string::npos);
+  sim.config["options"] = {{"gpu_memory_bytes", 1}};
+  EXPECT_NE(phase_semantics_note(sim, hw), "");
+  sim.config["options"]["sync_at_phases"] = true;
+  EXPECT_EQ(phase_semantics_note(sim, hw), "");
+}
+
 TEST(ResultCompareTest, RejectsResultsOfDifferentTraces) {
   Result sim = make("umsim-sim", 1, 1);
   Result hw = make("umsim-hip", 1, 1);

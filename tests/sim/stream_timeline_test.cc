@@ -297,6 +297,46 @@ TEST(StreamTimeline, WaitBlocksUntilTheRecordedWorkIsDone) {
   EXPECT_EQ(r.kernels[0].counters.stall_ns, 0u);
 }
 
+// A phase marker is a label: the host launches the next phase's kernel on
+// another GPU at once (launches cost no host time here, and device memory
+// reads nothing), beside the first GPU's 1 ms kernel. With sync_at_phases (the
+// HIP backend's replays synchronise every device at each marker) the marker
+// waits for that kernel, and the next phase's kernel starts at its end.
+TEST(StreamTimeline, SyncAtPhasesWaitsForEveryStreamAtAMarker) {
+  const auto t = TraceBuilder()
+                     .alloc("D0", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(0))
+                     .alloc("D1", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(1))
+                     .kernel("long", 0, 1000000, 1)
+                     .read("D0")
+                     .end()
+                     .phase("next")
+                     .kernel("short", 1, 500, 2)
+                     .read("D1")
+                     .end()
+                     .sync()
+                     .build();
+  const Result label = replay(t, options_for(round_profile(2)));
+  ASSERT_EQ(label.kernels.size(), 2u);
+  EXPECT_EQ(label.kernels[0].counters.time_ns, 1000000u);
+  EXPECT_EQ(label.kernels[1].start_ns, 0u);
+  EXPECT_EQ(label.kernels[1].counters.time_ns, 500u);
+  EXPECT_EQ(label.total.time_ns, 1000000u);
+  EXPECT_FALSE(label.config["options"].contains("sync_at_phases"));
+
+  EngineOptions synced = options_for(round_profile(2));
+  synced.sync_at_phases = true;
+  const Result r = replay(t, synced);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[1].start_ns, 1000000u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 500u);
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[0].counters.time_ns, 1000000u);
+  EXPECT_EQ(r.phases[1].start_ns, 1000000u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 500u);
+  EXPECT_EQ(r.total.time_ns, 1000500u);
+  EXPECT_EQ(r.config["options"]["sync_at_phases"], true);
+}
+
 // --- every committed trace ----------------------------------------------------
 
 // The streams that carry work, and the GPUs named, in a trace.
