@@ -495,10 +495,14 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   if (profile_.fault_run_ns) now += copy_runs(a, base, migrate, from_host ? &host_copies : nullptr) * *profile_.fault_run_ns;
   // Pages this service makes the requester's sole copy while other copies
   // exist (a write ending read duplication, faulted or pulled in with it): the
-  // other holders' mappings are revoked first.
+  // other holders' mappings are revoked first, each holder's in turn (one
+  // other holder, the CPU, in the calibration's runs and on one GPU).
   if (profile_.fault_revoke_duplicate_page_ns > 0) {
     std::uint64_t revoked = 0;
-    for_each_page(migrate, [&](std::uint32_t i) { revoked += popcount16(a.pages[base + i].copies) > 1; });
+    for_each_page(migrate, [&](std::uint32_t i) {
+      const int holders = popcount16(a.pages[base + i].copies);
+      revoked += holders > 1 ? static_cast<std::uint64_t>(holders - 1) : 0;
+    });
     now += static_cast<Nanos>(revoked) * profile_.fault_revoke_duplicate_page_ns;
   }
   if (any_migrate && gpus_.size() > 1) note_served_pages(slot, block, migrate);

@@ -803,6 +803,34 @@ TEST(Timing, WriteToAReadDuplicateRevokesTheOtherCopies) {
   EXPECT_EQ(plain.kernels[0].counters.time_ns, r.kernels[0].counters.time_ns);  // reads duplicate: no revocation
 }
 
+// With duplicates on two GPUs and the CPU, gpu0's write revokes both other
+// holders' copies, each in turn: 12100 + 2 x 7000.
+TEST(Timing, WriteToAReadDuplicateRevokesEachOtherHolder) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .cpu_write("A")
+                     .advise("A", trace::Advice::kSetReadMostly)
+                     .kernel("load0", 0, 0)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .kernel("load1", 1, 0)
+                     .read("A")
+                     .end()
+                     .sync()
+                     .kernel("store", 0, 0)
+                     .write("A", 0, 4_KiB)
+                     .end()
+                     .build();
+  HardwareProfile p = round_profile(2);
+  p.fault_revoke_duplicate_page_ns = 7000;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[2].counters.gpu_faults, 1u);
+  EXPECT_EQ(r.kernels[2].counters.time_ns, 12100u + 2 * 7000u);
+  EXPECT_EQ(r.kernels[2].counters.bytes_h2d + r.kernels[2].counters.bytes_peer, 0u);
+}
+
 // Host time around kernels that their own events do not see (host.launch_gap,
 // host.idle_launch_gap, host.sync_return_cost, host.sync_call_cost; here 2000,
 // 19000, 6000 and 2000 ns). Phase "first": the first launch finds the GPU
