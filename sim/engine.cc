@@ -53,6 +53,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   prefetch_beyond_budget_ = prefetch_ ? std::min(prefetch_->beyond_block_budget(), kMaxPrefetchBlocksBeyond) : 0;
   remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();
   short_path_ = short_path_applies();
+  quiet_pages_ = quiet_pages_apply();
 
   gpu_memory_ = options_.gpu_memory ? options_.gpu_memory : profile_.gpu_memory;
   access_unit_shift_ = static_cast<unsigned>(std::countr_zero(profile_.gpu_access_unit));

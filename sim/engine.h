@@ -453,6 +453,11 @@ class Engine {
   // `victim`: the chunk to replace where memory is full (first_chunk_to_replace), else null.
   inline Nanos service_page_in_one_pass(Allocation& a, AllocSlot slot, std::uint64_t page, std::uint32_t& chunk_slot,
                                         PhysicalChunk* victim, Nanos now);
+  // quiet_block_service.cc: service_block for one faulted page where the
+  // prefetch and thrashing policies give their common answers without masks;
+  // false, having changed nothing, where service_block is needed.
+  bool quiet_pages_apply() const;  // under these policies and vendor semantics
+  bool service_quiet_page(AllocSlot slot, std::uint64_t block, std::uint32_t i);
   // thrashing_response.cc: the thrashing policy's hint before a block's
   // faulted pages are placed, and its detection after pages migrated; both
   // apply the policy's response to the block.
@@ -703,6 +708,7 @@ class Engine {
   bool short_path_ = false;  // short_path_applies()
   bool lone_faults_ = false;  // lone_faults_apply()
   bool lone_pages_ = false;   // lone_pages_apply()
+  bool quiet_pages_ = false;  // quiet_pages_apply()
   std::uint32_t prefetch_beyond_budget_ = 0;  // blocks per serviced block (0: not asked)
   PrefetchRequest beyond_request_;            // scratch of service_block when the budget is non-zero
   std::vector<BlockPages> beyond_blocks_;     // scratch of prefetch_beyond

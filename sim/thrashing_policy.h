@@ -29,6 +29,17 @@ struct MigrationNotice {
   Nanos now = 0;
 };
 
+// A MigrationNotice without its pages (on_quiet_migration).
+struct BlockMigration {
+  AllocSlot alloc = 0;
+  std::uint64_t block = 0;
+  Processor from;
+  Processor to;
+  MigrationCause cause = MigrationCause::kFault;
+  Processor preferred;
+  Nanos now = 0;
+};
+
 enum class ThrashingAction : std::uint8_t { kNone, kThrottle, kPin, kMapRemote };
 
 struct ThrashingResponse {
@@ -60,6 +71,15 @@ class ThrashingPolicy : public PolicyHooks {
   // Pages of the block currently considered thrashing (for prefetch exclusion).
   virtual void thrashing_pages(AllocSlot /*alloc*/, std::uint64_t /*block*/, Nanos /*now*/,
                                PageMask& /*out*/) const {}
+  // Whether the block has no thrashing state: on_fault would respond nothing
+  // and change nothing, and thrashing_pages would add nothing (a fault service
+  // of such a block can then skip both and its 512-page masks).
+  virtual bool quiet_block(AllocSlot /*alloc*/, std::uint64_t /*block*/) const { return false; }
+  // on_migration for a migration out of a quiet block's service, without the
+  // pages: true where the policy recorded it as on_migration would, with no
+  // response and no page detected, whatever the pages were; false, having
+  // changed nothing, where it needs on_migration with the pages.
+  virtual bool on_quiet_migration(const BlockMigration& /*migration*/) { return false; }
   // True for a policy that never responds and never reports a page (`none`):
   // the engine then runs as with no thrashing policy (the fault service's
   // short paths apply). Read once at start-up.

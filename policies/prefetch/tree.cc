@@ -45,6 +45,30 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       throw PolicyError("prefetch policy 'tree': big_page must be a power of two from 4KiB to 2MiB");
   }
 
+  // One faulted page, nothing excluded or thrashing, no preferred location:
+  // steps 3 and 4 for one seed. Its big page (or the tail past the last whole
+  // one) is filled, and the highest node above it that qualifies is the
+  // region, one range (step 5 is the engine's filter).
+  bool prefetch_lone(const sim::LoneFaultRequest& r, sim::PageRange& out) const override {
+    out = {};
+    const std::uint32_t leaves = r.pages_in_block;
+    if (leaves == 0 || leaves > sim::kPagesPerBlock || r.faulted >= leaves) return true;
+    if (r.fault_migrations_to_destination < min_faults_) return true;
+    PageWords tree = PageWords::of(r.resident_on_destination);
+    tree.truncate(leaves);
+    const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
+    if (r.faulted < whole_end) {
+      const std::uint32_t first = r.faulted & ~(big_page_pages_ - 1);
+      tree.fill(first, first + big_page_pages_);
+    } else {
+      tree.fill(whole_end, leaves);
+    }
+    std::uint32_t words_before[PageWords::kWords + 1];
+    for (std::uint32_t level = count_words(tree, leaves, words_before); level-- > 0;)
+      if (qualifies(tree, words_before, r.faulted, level, leaves, out.first, out.end)) break;
+    return true;
+  }
+
   void prefetch(const sim::PrefetchRequest& r, sim::PageMask& out) override {
     const std::uint32_t leaves = r.pages_in_block;
     if (leaves == 0 || leaves > sim::kPagesPerBlock) return;
@@ -110,23 +134,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
                  std::uint32_t first_word, std::uint32_t end_word, PageWords& region, std::uint32_t& region_first,
                  std::uint32_t& region_end) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
-    // Counts of the words before each word, once: a node of 64 pages and more
-    // is the difference of two of them instead of a count of its words for every seed.
     std::uint32_t words_before[PageWords::kWords + 1];
-    words_before[0] = 0;
-    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
-      words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
+    const std::uint32_t top = count_words(tree, leaves, words_before);
     const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
-    // No node holds more than the block's resident pages: where no node is
-    // clipped (a power-of-two block), levels too wide for them to pass the
-    // threshold cannot qualify and are not walked.
-    std::uint32_t top = levels;
-    if (std::has_single_bit(leaves)) {
-      // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
-      // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
-      const std::uint32_t resident = words_before[PageWords::kWords];
-      top = resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
-    }
     std::uint32_t last_big_page = ~0u;
     region_first = leaves;
     bool stop = false;  // set once a region reaches the block's end
@@ -152,6 +162,24 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     for (std::uint32_t i = first_word; i < end_word && !stop; ++i)  // the driver stops once a region reaches the block's end
       for (std::uint64_t x = faulted.w[i] & ~thrashing.w[i]; x != 0 && !stop; x &= x - 1)
         walk_from(i * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
+  }
+
+  // Counts of the tree's words before each word (words_before[0..kWords]),
+  // once: a node of 64 pages and more is the difference of two of them
+  // instead of a count of its words for every seed. Returns the level above
+  // the widest one that can qualify: no node holds more than the block's
+  // resident pages, so where no node is clipped (a power-of-two block),
+  // levels too wide for them to pass the threshold are not walked.
+  std::uint32_t count_words(const PageWords& tree, std::uint32_t leaves, std::uint32_t* words_before) const {
+    const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
+    words_before[0] = 0;
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
+      words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
+    if (!std::has_single_bit(leaves)) return levels;
+    // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
+    // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
+    const std::uint32_t resident = words_before[PageWords::kWords];
+    return resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
   }
 
   // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).

@@ -126,6 +126,21 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     if (b.pages) out |= b.thrashing;  // a block without per-page state has no thrashing pages
   }
 
+  // A block without per-page state has no pins and no thrashing pages: on_fault answers nothing.
+  bool quiet_block(sim::AllocSlot alloc, std::uint64_t block) const override {
+    return alloc >= blocks_.size() || block >= blocks_[alloc].size() || !blocks_[alloc][block].pages;
+  }
+
+  // on_migration's common case, which reads no page: the block stays without
+  // per-page state and only notes when and where it last went.
+  bool on_quiet_migration(const sim::BlockMigration& m) override {
+    BlockState& b = block(m.alloc, m.block);
+    const sim::Nanos stamp = m.now + 1;
+    if (b.pages || potential_thrashing(b, m.to, stamp)) return false;
+    note_last_migration(b, m.to, stamp);
+    return true;
+  }
+
   sim::ThrashingResponse on_fault(const sim::FaultNotice& n) override {
     if (n.alloc >= blocks_.size() || n.block >= blocks_[n.alloc].size()) return {};
     BlockState& b = blocks_[n.alloc][n.block];
@@ -143,8 +158,7 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     // where the block last went (the common case of a fault-heavy replay, with
     // none of the masks below).
     if (!b.pages && !potential_thrashing(b, n.to, stamp)) {
-      b.last_stamp = std::max(stamp, b.last_stamp);
-      b.last_processor = n.to;
+      note_last_migration(b, n.to, stamp);
       return {};
     }
     const PageWords moved = PageWords::of(n.pages);
@@ -163,6 +177,11 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     auto& v = blocks_[alloc];
     if (v.size() <= index) v.resize(index + 1);
     return v[index];
+  }
+
+  static void note_last_migration(BlockState& b, sim::Processor to, sim::Nanos stamp) {
+    b.last_stamp = std::max(stamp, b.last_stamp);
+    b.last_processor = to;
   }
 
   // Pins whose time is up end as the driver's unpin timer would end them.
@@ -200,8 +219,7 @@ class DriverThrashing final : public sim::ThrashingPolicy {
   void detect(BlockState& b, const sim::MigrationNotice& n, const PageWords& moved, sim::Nanos stamp) {
     if (!b.pages) {
       if (!potential_thrashing(b, n.to, stamp)) {
-        b.last_stamp = std::max(stamp, b.last_stamp);
-        b.last_processor = n.to;
+        note_last_migration(b, n.to, stamp);
         return;
       }
       b.pages = std::make_unique<PageState[]>(sim::kPagesPerBlock);
@@ -223,8 +241,7 @@ class DriverThrashing final : public sim::ThrashingPolicy {
         b.pages[i].stamp = stamp;
       }
     });
-    b.last_stamp = std::max(stamp, b.last_stamp);
-    b.last_processor = n.to;
+    note_last_migration(b, n.to, stamp);
   }
 
   // uvm_perf_thrashing_get_hint for the requester, page by page, aggregated into one response.
