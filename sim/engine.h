@@ -453,11 +453,12 @@ class Engine {
   // `victim`: the chunk to replace where memory is full (first_chunk_to_replace), else null.
   inline Nanos service_page_in_one_pass(Allocation& a, AllocSlot slot, std::uint64_t page, std::uint32_t& chunk_slot,
                                         PhysicalChunk* victim, Nanos now);
-  // quiet_block_service.cc: service_block for one faulted page where the
-  // prefetch and thrashing policies give their common answers without masks;
-  // false, having changed nothing, where service_block is needed.
+  // quiet_block_service.cc: service_block for `n` faulted pages of a block
+  // (ascending, unique, 1..kMaxQuietFaults) where the prefetch and thrashing
+  // policies give their common answers without masks; false, having changed
+  // nothing, where service_block is needed.
   bool quiet_pages_apply() const;  // under these policies and vendor semantics
-  bool service_quiet_page(AllocSlot slot, std::uint64_t block, std::uint32_t i);
+  bool service_quiet_pages(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
   // thrashing_response.cc: the thrashing policy's hint before a block's
   // faulted pages are placed, and its detection after pages migrated; both
   // apply the policy's response to the block.

@@ -177,6 +177,7 @@ void Engine::service_fault_batch() {
         pages[k] = i;
       }
       if (service_short(slot, block, pages, unique)) continue;
+      if (quiet_pages_ && unique <= kMaxQuietFaults && service_quiet_pages(slot, block, pages, unique)) continue;
     }
     PageMask faulted;
     for (std::uint32_t e = 0; e < unique; ++e) faulted.set(entries[e].key % kPagesPerBlock);

@@ -44,25 +44,32 @@ struct PrefetchRequest {
   Nanos now = 0;
 };
 
-// A request with one faulted page, nothing excluded or thrashing and no
+// A request with a few faulted pages, nothing excluded or thrashing and no
 // preferred location (preferred_location_elsewhere and destination_is_preferred
 // false): the common fault of a replay over a large footprint. Its masks are
 // the block's own, read in place (no 512-page copies per fault).
-struct LoneFaultRequest {
+inline constexpr std::uint32_t kMaxQuietFaults = 16;
+struct QuietFaultRequest {
   AllocSlot alloc = 0;
   std::uint64_t block = 0;
   std::uint32_t pages_in_block = kPagesPerBlock;
   Processor destination;
-  std::uint32_t faulted = 0;                 // the faulted page's index in the block
+  const std::uint32_t* faulted = nullptr;    // the faulted pages' indices in the block, ascending
+  std::uint32_t faulted_count = 0;           // 1..kMaxQuietFaults
   const PageMask& resident_on_destination;   // as PrefetchRequest's
   const PageMask& resident_anywhere;         // as PrefetchRequest's
   std::uint32_t fault_migrations_to_destination = 0;
   Nanos now = 0;
 };
 
-// Pages [first, end) of a block.
+// Pages [first, end) of a block, and up to kMaxQuietFaults of them.
 struct PageRange {
   std::uint32_t first = 0, end = 0;
+};
+struct PageRanges {
+  PageRange range[kMaxQuietFaults];
+  std::uint32_t count = 0;
+  void add(std::uint32_t first, std::uint32_t end) { range[count++] = {first, end}; }
 };
 
 // Pages of one VA block of the request's allocation (prefetch_beyond).
@@ -80,13 +87,14 @@ class PrefetchPolicy : public PolicyHooks {
   // ones. The engine ignores pages in `excluded`, in `faulted`, beyond
   // pages_in_block, or already resident on the destination.
   virtual void prefetch(const PrefetchRequest& request, PageMask& out) = 0;
-  // prefetch() for a LoneFaultRequest, answered as one range: true where the
-  // range's pages, less the faulted page and those resident on the
+  // prefetch() for a QuietFaultRequest, answered as ranges: true where the
+  // ranges' pages, less the faulted ones and those resident on the
   // destination, are exactly the pages prefetch() would add to the same
-  // request (an empty range: none); false where the policy has no such answer
-  // (the engine then builds the whole request and calls prefetch()). It must
-  // not change the policy's state: the engine may still take the general path.
-  virtual bool prefetch_lone(const LoneFaultRequest& /*request*/, PageRange& /*out*/) const { return false; }
+  // request (no range: none); false where the policy has no such answer (the
+  // engine then builds the whole request and calls prefetch()). At most
+  // kMaxQuietFaults ranges. It must not change the policy's state: the engine
+  // may still take the general path.
+  virtual bool prefetch_quiet(const QuietFaultRequest& /*request*/, PageRanges& /*out*/) const { return false; }
   // True for a policy that never adds a page (`none`): the engine then builds
   // no requests at all. Read once at start-up.
   virtual bool never_prefetches() const { return false; }

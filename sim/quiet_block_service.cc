@@ -1,12 +1,12 @@
-// A block service of one faulted page under prefetch and thrashing policies
+// A block service of a few faulted pages under prefetch and thrashing policies
 // when neither has anything to say beyond its common answer: the block has no
 // thrashing state (ThrashingPolicy::quiet_block), no pin or remote mapping in
-// force, the page is unadvised and in host memory or nowhere, and the
-// prefetch policy answers with one range (PrefetchPolicy::prefetch_lone). A
+// force, the pages are unadvised and in host memory or nowhere, and the
+// prefetch policy answers with ranges (PrefetchPolicy::prefetch_quiet). A
 // replay over a large footprint under the NVIDIA driver's policies faults so
 // at almost every access: service_block would build, copy and clear a dozen
 // 512-page masks (the notice, the request, its answer, the placements) for
-// one faulted page and the prefetcher's big page. Here the policies read the
+// one faulted page (or a few) and the prefetcher's big page. Here the policies read the
 // block's own masks in place, the thrashing policy hears of the migrations
 // without their pages (on_quiet_migration), and the pages move as
 // service_block moves them from the host (move_host_block), with the same
@@ -41,48 +41,59 @@ bool Engine::quiet_pages_apply() const {
          vendor_.gpu_fault_window_pages <= 1 && prefetch_beyond_budget_ == 0;
 }
 
-bool Engine::service_quiet_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) {
+bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n) {
   Allocation& a = allocs_[slot];
   // Prefetched pages advised ReadMostly would duplicate instead of migrating.
   if (a.read_mostly_advised && vendor_.read_mostly_duplicates) return false;
   const std::uint64_t base = block * kPagesPerBlock;
   PageState* const block_pages = a.pages.data() + base;
-  PageState& st = block_pages[i];
-  // Unadvised and nowhere but in host memory: the driver's default migrates it to the requester.
-  if (st.advised() || (st.copies & ~kCpuBit)) return false;
+  // Unadvised and nowhere but in host memory: the driver's default migrates each to the requester.
+  ProcessorMask copies_of_faulted = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const PageState& st = block_pages[pages[k]];
+    if (st.advised() || (st.copies & ~kCpuBit)) return false;
+    copies_of_faulted |= st.copies;
+  }
   if (thrashing_ && !thrashing_->quiet_block(slot, block)) return false;
   BlockState& bs = a.blocks[block];
   const Processor requester = Processor::gpu(kernel_.gpu);
-  const bool copied = st.copies != 0;
-  // service_block's clock: a throttle's end, then the block's and the page's costs.
-  Nanos now = std::max(kernel_.now, bs.throttle_until) + short_costs_.one_page[copied];
+  // service_block's clock: a throttle's end, then the block's and the pages' costs.
+  Nanos now = std::max(kernel_.now, bs.throttle_until) + short_costs_.block[copies_of_faulted != 0] +
+              profile_.fault_page_ns * n;
   if (bs.pin_until > now || bs.map_remote_until > now) return false;  // decide() has a say
-  const std::uint32_t migrations = bs.last_destination == requester.code ? bs.fault_migrations + 1 : 1;
+  const std::uint32_t migrations = bs.last_destination == requester.code ? bs.fault_migrations + n : n;
   const auto g = static_cast<std::size_t>(kernel_.gpu);
   const PageMask& resident = a.gpu_resident[g][block];
   const std::uint32_t in_block = a.pages_in_block(block);
-  PageRange range;
-  if (prefetch_ &&
-      !prefetch_->prefetch_lone(
-          LoneFaultRequest{slot, block, in_block, requester, i, resident, a.populated[block], migrations, now}, range))
+  PageRanges ranges;
+  if (prefetch_ && !prefetch_->prefetch_quiet(QuietFaultRequest{slot, block, in_block, requester, pages, n, resident,
+                                                                a.populated[block], migrations, now},
+                                              ranges))
     return false;
-  range.end = std::min(range.end, in_block);
-  // The policy's pages the engine accepts (add_policy_prefetch: not faulted,
-  // not resident on the destination), and with the faulted page the pages to
-  // migrate, which must all be in host memory or nowhere (host_only_pages).
-  PageMask policy_pages, migrate, with_copy;
-  const std::uint64_t faulted_bit = std::uint64_t{1} << (i % 64);
-  std::uint32_t first_word = i / 64, end_word = i / 64 + 1;
-  if (range.first < range.end) {
+  // The words the service touches: the faulted pages' and the ranges'.
+  PageMask faulted;
+  std::uint32_t first_word = pages[0] / 64, end_word = pages[n - 1] / 64 + 1;
+  for (std::uint32_t k = 0; k < n; ++k)
+    set_mask_word(faulted, pages[k] / 64, mask_word(faulted, pages[k] / 64) | std::uint64_t{1} << (pages[k] % 64));
+  for (std::uint32_t r = 0; r < ranges.count; ++r) {
+    PageRange& range = ranges.range[r];
+    range.end = std::min(range.end, in_block);
+    if (range.first >= range.end) continue;
     first_word = std::min(first_word, range.first / 64);
     end_word = std::max(end_word, (range.end + 63) / 64);
   }
+  // The policy's pages the engine accepts (add_policy_prefetch: not faulted,
+  // not resident on the destination), and with the faulted pages the pages
+  // to migrate, which must all be in host memory or nowhere (host_only_pages).
+  PageMask policy_pages, migrate, with_copy;
   std::uint64_t any_policy = 0, elsewhere = 0;
   std::uint32_t host_pages = 0, host_policy_pages = 0;
   for (std::uint32_t w = first_word; w < end_word; ++w) {
-    std::uint64_t policy = range_in_word(range.first, range.end, w) & ~mask_word(resident, w);
-    if (w == i / 64) policy &= ~faulted_bit;
-    const std::uint64_t moving = w == i / 64 ? policy | faulted_bit : policy;
+    std::uint64_t proposed = 0;
+    for (std::uint32_t r = 0; r < ranges.count; ++r)
+      proposed |= range_in_word(ranges.range[r].first, ranges.range[r].end, w);
+    const std::uint64_t policy = proposed & ~(mask_word(resident, w) | mask_word(faulted, w));
+    const std::uint64_t moving = policy | mask_word(faulted, w);
     std::uint64_t copy = 0;
     for (std::uint64_t y = moving; y != 0; y &= y - 1) {
       const auto b = static_cast<std::uint32_t>(std::countr_zero(y));
@@ -104,11 +115,12 @@ bool Engine::service_quiet_page(AllocSlot slot, std::uint64_t block, std::uint32
   if (thrashing_) pinning_.active = false;  // as thrashing_hint leaves it
   Nanos& t = kernel_.now;
   t = now;
-  st.flags &= static_cast<std::uint8_t>(~(kInFaultBuffer | kFaultWrite | kPinned));
-  ++kernel_counters_.gpu_fault_pages;
+  for (std::uint32_t k = 0; k < n; ++k)
+    block_pages[pages[k]].flags &= static_cast<std::uint8_t>(~(kInFaultBuffer | kFaultWrite | kPinned));
+  kernel_counters_.gpu_fault_pages += n;
   bs.fault_migrations = migrations;
   bs.last_destination = requester.code;
-  const Processor from = copied ? first_processor(st.copies) : Processor::none();
+  const Processor from = copies_of_faulted ? Processor::cpu() : Processor::none();  // the first copy found
   if (const Nanos ns = profile_.fault_migrated_page_ns; ns != 0) t += static_cast<Nanos>(host_pages) * ns;
   if (profile_.fault_run_ns) {
     std::uint64_t words[kWords];
@@ -120,11 +132,8 @@ bool Engine::service_quiet_page(AllocSlot slot, std::uint64_t block, std::uint32
   kernel_counters_.bytes_prefetched += Bytes{host_policy_pages} * kPageSize;
   if (!thrashing_) return true;
   BlockMigration m{slot, block, from, requester, MigrationCause::kFault, Processor::none(), t};
-  if (!thrashing_->on_quiet_migration(m)) {
-    PageMask faulted;
-    faulted.set(i);
+  if (!thrashing_->on_quiet_migration(m))
     notify_thrashing(slot, block, faulted, from, requester, MigrationCause::kFault, requester, t);
-  }
   if (any_policy != 0) {
     const std::int8_t preferred = block_pages[first_page(policy_pages)].preferred;
     m.cause = MigrationCause::kPrefetchPolicy;

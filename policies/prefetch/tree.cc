@@ -45,27 +45,30 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       throw PolicyError("prefetch policy 'tree': big_page must be a power of two from 4KiB to 2MiB");
   }
 
-  // One faulted page, nothing excluded or thrashing, no preferred location:
-  // steps 3 and 4 for one seed. Its big page (or the tail past the last whole
-  // one) is filled, and the highest node above it that qualifies is the
-  // region, one range (step 5 is the engine's filter).
-  bool prefetch_lone(const sim::LoneFaultRequest& r, sim::PageRange& out) const override {
-    out = {};
+  // A few faulted pages, nothing excluded or thrashing, no preferred
+  // location: steps 3 and 4 as prefetch() takes them, each seed's region a
+  // range (step 5 is the engine's filter).
+  bool prefetch_quiet(const sim::QuietFaultRequest& r, sim::PageRanges& out) const override {
+    out.count = 0;
     const std::uint32_t leaves = r.pages_in_block;
-    if (leaves == 0 || leaves > sim::kPagesPerBlock || r.faulted >= leaves) return true;
+    if (leaves == 0 || leaves > sim::kPagesPerBlock) return true;
     if (r.fault_migrations_to_destination < min_faults_) return true;
-    PageWords tree = PageWords::of(r.resident_on_destination);
-    tree.truncate(leaves);
-    const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
-    if (r.faulted < whole_end) {
-      const std::uint32_t first = r.faulted & ~(big_page_pages_ - 1);
-      tree.fill(first, first + big_page_pages_);
-    } else {
-      tree.fill(whole_end, leaves);
+    PageWords faulted, thrashing;
+    std::uint32_t first_word = PageWords::kWords, end_word = 0;  // the words holding a faulted page
+    for (std::uint32_t k = 0; k < r.faulted_count; ++k) {
+      const std::uint32_t page = r.faulted[k];
+      if (page >= leaves) continue;  // past a short block's end
+      faulted.set(page);
+      first_word = std::min(first_word, page / 64);
+      end_word = page / 64 + 1;  // ascending
     }
-    std::uint32_t words_before[PageWords::kWords + 1];
-    for (std::uint32_t level = count_words(tree, leaves, words_before); level-- > 0;)
-      if (qualifies(tree, words_before, r.faulted, level, leaves, out.first, out.end)) break;
+    if (end_word == 0) return true;
+    PageWords tree = PageWords::of(r.resident_on_destination);
+    tree |= faulted;
+    tree.truncate(leaves);
+    grow_big_pages(tree, faulted, thrashing, leaves, first_word, end_word);
+    walk_tree(tree, faulted, thrashing, leaves, first_word, end_word,
+              [&](std::uint32_t first, std::uint32_t end) { out.add(first, end); });
     return true;
   }
 
@@ -113,7 +116,12 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       region_end = leaves;
     } else if (!r.preferred_location_elsewhere) {
       grow_big_pages(tree, faulted, thrashing, leaves, first_word, end_word);
-      walk_tree(tree, faulted, thrashing, leaves, first_word, end_word, region, region_first, region_end);
+      region_first = leaves;
+      walk_tree(tree, faulted, thrashing, leaves, first_word, end_word, [&](std::uint32_t first, std::uint32_t end) {
+        region.fill(first, end);
+        region_first = std::min(region_first, first);
+        region_end = std::max(region_end, end);
+      });
     }
     // Step 5: faulted, excluded, thrashing and already resident pages never
     // move as prefetch (tested only in the words where the region has pages).
@@ -129,16 +137,30 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // Step 4. The nodes of span >= big page above a page are shared by every page of its
   // aligned big page, so the upper part of the walk is done once per big page; the
   // lower levels only matter when no upper node qualifies.
-  // The seeds are the faulted pages that do not thrash, in words [first_word, end_word).
+  // The seeds are the faulted pages that do not thrash, in words [first_word, end_word);
+  // each seed's winning node [first, end) goes to on_region(first, end).
+  template <typename OnRegion>
   void walk_tree(const PageWords& tree, const PageWords& faulted, const PageWords& thrashing, std::uint32_t leaves,
-                 std::uint32_t first_word, std::uint32_t end_word, PageWords& region, std::uint32_t& region_first,
-                 std::uint32_t& region_end) const {
+                 std::uint32_t first_word, std::uint32_t end_word, OnRegion&& on_region) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
+    // Counts of the words before each word, once: a node of 64 pages and more
+    // is the difference of two of them instead of a count of its words for every seed.
     std::uint32_t words_before[PageWords::kWords + 1];
-    const std::uint32_t top = count_words(tree, leaves, words_before);
+    words_before[0] = 0;
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
+      words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
     const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
+    // No node holds more than the block's resident pages: where no node is
+    // clipped (a power-of-two block), levels too wide for them to pass the
+    // threshold cannot qualify and are not walked.
+    std::uint32_t top = levels;
+    if (std::has_single_bit(leaves)) {
+      // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
+      // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
+      const std::uint32_t resident = words_before[PageWords::kWords];
+      top = resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
+    }
     std::uint32_t last_big_page = ~0u;
-    region_first = leaves;
     bool stop = false;  // set once a region reaches the block's end
     auto walk_from = [&](std::uint32_t page) {
       const std::uint32_t big_page = page / big_page_pages_;
@@ -154,32 +176,12 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
           if (qualifies(tree, words_before, page, level, leaves, best_first, best_end)) break;
       }
       if (best_end == 0) return;  // no node qualifies
-      region.fill(best_first, best_end);
-      region_first = std::min(region_first, best_first);
-      region_end = std::max(region_end, best_end);
+      on_region(best_first, best_end);
       if (best_end == leaves) stop = true;
     };
     for (std::uint32_t i = first_word; i < end_word && !stop; ++i)  // the driver stops once a region reaches the block's end
       for (std::uint64_t x = faulted.w[i] & ~thrashing.w[i]; x != 0 && !stop; x &= x - 1)
         walk_from(i * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
-  }
-
-  // Counts of the tree's words before each word (words_before[0..kWords]),
-  // once: a node of 64 pages and more is the difference of two of them
-  // instead of a count of its words for every seed. Returns the level above
-  // the widest one that can qualify: no node holds more than the block's
-  // resident pages, so where no node is clipped (a power-of-two block),
-  // levels too wide for them to pass the threshold are not walked.
-  std::uint32_t count_words(const PageWords& tree, std::uint32_t leaves, std::uint32_t* words_before) const {
-    const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
-    words_before[0] = 0;
-    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
-      words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
-    if (!std::has_single_bit(leaves)) return levels;
-    // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
-    // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
-    const std::uint32_t resident = words_before[PageWords::kWords];
-    return resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
   }
 
   // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).
