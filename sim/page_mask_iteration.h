@@ -29,19 +29,21 @@ inline std::uint32_t first_page(const PageMask& mask) {
   return kPagesPerBlock;
 }
 
-// The number of set pages, a word at a time (empty words skipped). The
-// default x86-64 target has no POPCNT instruction: std::bitset::count and
-// std::popcount call libgcc per word, where this counts in a dozen instructions.
+// The number of set pages of a mask word. The default x86-64 target has no
+// POPCNT instruction: std::bitset::count and std::popcount call libgcc per
+// word, where this counts in a dozen instructions.
+inline std::uint32_t count_word(std::uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
+}
+
+// The number of set pages, a word at a time (empty words skipped).
 inline std::uint32_t count_pages(const PageMask& mask) {
   std::uint32_t n = 0;
-  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) {
-    std::uint64_t x = mask_word(mask, w);
-    if (x == 0) continue;
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    n += static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
-  }
+  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w)
+    if (const std::uint64_t x = mask_word(mask, w)) n += count_word(x);
   return n;
 }
 

@@ -86,7 +86,8 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   // not resident on the destination), and with the faulted pages the pages
   // to migrate, which must all be in host memory or nowhere (host_only_pages).
   PageMask policy_pages, migrate, with_copy;
-  std::uint64_t any_policy = 0, elsewhere = 0;
+  std::uint64_t any_policy = 0;
+  ProcessorMask elsewhere = 0;  // every copy of the pages
   std::uint32_t host_pages = 0, host_policy_pages = 0;
   for (std::uint32_t w = first_word; w < end_word; ++w) {
     std::uint64_t proposed = 0;
@@ -98,18 +99,19 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
     for (std::uint64_t y = moving; y != 0; y &= y - 1) {
       const auto b = static_cast<std::uint32_t>(std::countr_zero(y));
       const ProcessorMask copies = block_pages[w * 64 + b].copies;
-      const std::uint32_t host = copies & kCpuBit;
-      elsewhere |= copies & ~kCpuBit;
-      copy |= std::uint64_t{host} << b;
-      host_pages += host;
-      host_policy_pages += host & static_cast<std::uint32_t>(policy >> b);
+      elsewhere |= copies;
+      copy |= std::uint64_t{copies & kCpuBit} << b;
+    }
+    if (copy) {
+      host_pages += count_word(copy);
+      host_policy_pages += count_word(copy & policy);
     }
     any_policy |= policy;
     set_mask_word(policy_pages, w, policy);
     set_mask_word(migrate, w, moving);
     set_mask_word(with_copy, w, copy);
   }
-  if (elsewhere) return false;  // a page held on a GPU: move_pages' general copies
+  if (elsewhere & ~kCpuBit) return false;  // a page held on a GPU: move_pages' general copies
 
   // Nothing above changed the engine or the policies; the service from here on.
   if (thrashing_) pinning_.active = false;  // as thrashing_hint leaves it

@@ -53,6 +53,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     const std::uint32_t leaves = r.pages_in_block;
     if (leaves == 0 || leaves > sim::kPagesPerBlock) return true;
     if (r.fault_migrations_to_destination < min_faults_) return true;
+    if (r.faulted_count == 1) return prefetch_one(r, out);
     PageWords faulted, thrashing;
     std::uint32_t first_word = PageWords::kWords, end_word = 0;  // the words holding a faulted page
     for (std::uint32_t k = 0; k < r.faulted_count; ++k) {
@@ -69,6 +70,26 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     grow_big_pages(tree, faulted, thrashing, leaves, first_word, end_word);
     walk_tree(tree, faulted, thrashing, leaves, first_word, end_word,
               [&](std::uint32_t first, std::uint32_t end) { out.add(first, end); });
+    return true;
+  }
+
+  // prefetch_quiet's one seed (most faults of a replay over a large
+  // footprint), without the seeds' masks: its big page (or the tail past the
+  // last whole one) filled, then the highest node above it that qualifies.
+  bool prefetch_one(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
+    const std::uint32_t leaves = r.pages_in_block, page = r.faulted[0];
+    if (page >= leaves) return true;
+    PageWords tree = PageWords::of(r.resident_on_destination);
+    tree.truncate(leaves);
+    const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
+    if (page < whole_end) tree.fill(page & ~(big_page_pages_ - 1), (page & ~(big_page_pages_ - 1)) + big_page_pages_);
+    else tree.fill(whole_end, leaves);
+    std::uint32_t words_before[PageWords::kWords + 1], first = 0, end = 0;
+    for (std::uint32_t level = count_words(tree, leaves, words_before); level-- > 0;)
+      if (qualifies(tree, words_before, page, level, leaves, first, end)) {
+        out.add(first, end);
+        break;
+      }
     return true;
   }
 
@@ -143,23 +164,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   void walk_tree(const PageWords& tree, const PageWords& faulted, const PageWords& thrashing, std::uint32_t leaves,
                  std::uint32_t first_word, std::uint32_t end_word, OnRegion&& on_region) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
-    // Counts of the words before each word, once: a node of 64 pages and more
-    // is the difference of two of them instead of a count of its words for every seed.
     std::uint32_t words_before[PageWords::kWords + 1];
-    words_before[0] = 0;
-    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
-      words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
+    const std::uint32_t top = count_words(tree, leaves, words_before);
     const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
-    // No node holds more than the block's resident pages: where no node is
-    // clipped (a power-of-two block), levels too wide for them to pass the
-    // threshold cannot qualify and are not walked.
-    std::uint32_t top = levels;
-    if (std::has_single_bit(leaves)) {
-      // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
-      // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
-      const std::uint32_t resident = words_before[PageWords::kWords];
-      top = resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
-    }
     std::uint32_t last_big_page = ~0u;
     bool stop = false;  // set once a region reaches the block's end
     auto walk_from = [&](std::uint32_t page) {
@@ -182,6 +189,24 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     for (std::uint32_t i = first_word; i < end_word && !stop; ++i)  // the driver stops once a region reaches the block's end
       for (std::uint64_t x = faulted.w[i] & ~thrashing.w[i]; x != 0 && !stop; x &= x - 1)
         walk_from(i * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
+  }
+
+  // Counts of the tree's words before each word (words_before[0..kWords]),
+  // once: a node of 64 pages and more is the difference of two of them
+  // instead of a count of its words for every seed. Returns the level above
+  // the widest one that can qualify: no node holds more than the block's
+  // resident pages, so where no node is clipped (a power-of-two block),
+  // levels too wide for them to pass the threshold are not walked.
+  std::uint32_t count_words(const PageWords& tree, std::uint32_t leaves, std::uint32_t* words_before) const {
+    const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
+    words_before[0] = 0;
+    for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
+      words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
+    if (!std::has_single_bit(leaves)) return levels;
+    // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
+    // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
+    const std::uint32_t resident = words_before[PageWords::kWords];
+    return resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
   }
 
   // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).
