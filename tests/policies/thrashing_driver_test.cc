@@ -192,6 +192,37 @@ TEST(DriverThrashing, EpochResetsTheBlock) {
   EXPECT_TRUE(thrashing_now(*p).none());
 }
 
+// A block without page state is quiet (on_fault answers nothing); a migration
+// that would start tracking its pages (another processor within a lapse) is
+// left to on_migration, which the quiet notice must not have changed.
+TEST(DriverThrashing, QuietBlocksAndQuietMigrations) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  EXPECT_TRUE(p->quiet_block(0, 0));
+  const sim::BlockMigration first{0, 0, kCpu, kGpu, sim::MigrationCause::kFault, sim::Processor::none(), 0};
+  EXPECT_TRUE(p->on_quiet_migration(first));
+  EXPECT_TRUE(p->quiet_block(0, 0));
+  sim::BlockMigration back = first;
+  back.from = kGpu;
+  back.to = kCpu;
+  back.now = 100 * kUs;
+  EXPECT_FALSE(p->on_quiet_migration(back));  // ping-pong within a lapse: page state from now on
+  EXPECT_TRUE(p->quiet_block(0, 0));
+  p->on_migration(move(pages({0}), kGpu, kCpu, 100 * kUs));
+  EXPECT_FALSE(p->quiet_block(0, 0));
+  // The same history through on_migration alone gives the same state (ping_pong's).
+  auto q = make<sim::ThrashingPolicy>("driver");
+  auto quiet = make<sim::ThrashingPolicy>("driver");
+  for (int i = 0; i < 6; ++i) {
+    const sim::Processor to = i % 2 == 0 ? kGpu : kCpu, from = i % 2 == 0 ? kCpu : kGpu;
+    const sim::MigrationNotice n = move(pages({0}), from, to, i * 100 * kUs);
+    q->on_migration(n);
+    if (!quiet->on_quiet_migration({0, 0, from, to, sim::MigrationCause::kFault, sim::Processor::none(), n.now}))
+      quiet->on_migration(n);
+  }
+  EXPECT_EQ(thrashing_now(*q), thrashing_now(*quiet));
+  EXPECT_TRUE(thrashing_now(*q).test(0));
+}
+
 // Only the moved pages that thrash are reported; other pages of the block are untouched.
 TEST(DriverThrashing, PerPageState) {
   auto p = make<sim::ThrashingPolicy>("driver");

@@ -6,6 +6,8 @@
 // resident-on-destination | faulted | (big pages grown around faults).
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "tests/policies/policy_test_util.h"
 
 namespace umsim::policies {
@@ -131,6 +133,51 @@ TEST_F(TreePrefetchTest, BigPageSizeParameter) {
   EXPECT_EQ(run(*make<sim::PrefetchPolicy>("tree:big_page=128KiB"), Request().fault({0})), range(1, 32));
   EXPECT_EQ(run(*make<sim::PrefetchPolicy>("tree:big_page=2MiB"), Request().fault({0})), range(1, 512));
   EXPECT_TRUE(run(*make<sim::PrefetchPolicy>("tree:big_page=4KiB"), Request().fault({0})).empty());
+}
+
+// prefetch_quiet (the engine's short answer for a few faulted pages with
+// nothing excluded or thrashing and no preferred location) against prefetch()
+// on random requests: its ranges, less the faulted and resident pages, are
+// exactly prefetch()'s pages, for every big page size, threshold and block end.
+TEST_F(TreePrefetchTest, QuietAnswerMatchesPrefetch) {
+  std::mt19937_64 rng(12);
+  for (const char* spec : {"tree", "tree:big_page=4KiB", "tree:big_page=128KiB,threshold=30",
+                           "tree:big_page=2MiB", "tree:threshold=1", "tree:threshold=100", "tree:min_faults=3"}) {
+    auto policy = make<sim::PrefetchPolicy>(spec);
+    for (int trial = 0; trial < 3000; ++trial) {
+      const std::uint32_t leaves = rng() % 4 == 0 ? 1 + static_cast<std::uint32_t>(rng() % 512) : 512;
+      sim::PrefetchRequest r;
+      r.destination = sim::Processor::gpu(0);
+      r.pages_in_block = leaves;
+      r.fault_migrations_to_destination = 1 + static_cast<std::uint32_t>(rng() % 4);
+      // Resident pages: none, a few scattered, or runs.
+      const int kind = static_cast<int>(rng() % 3);
+      for (std::uint32_t i = 0; i < leaves; ++i)
+        if ((kind == 1 && rng() % 16 == 0) || (kind == 2 && (i / 32) % 3 == rng() % 3)) r.resident_on_destination.set(i);
+      r.resident_anywhere = r.resident_on_destination;
+      std::vector<std::uint32_t> faulted;
+      const std::uint32_t n = 1 + static_cast<std::uint32_t>(rng() % (rng() % 2 ? 1 : sim::kMaxQuietFaults));
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const auto p = static_cast<std::uint32_t>(rng() % leaves);
+        if (!r.resident_on_destination.test(p) && !r.faulted.test(p)) r.faulted.set(p);
+      }
+      if (r.faulted.none()) continue;
+      for (std::uint32_t i = 0; i < leaves; ++i)
+        if (r.faulted.test(i)) faulted.push_back(i);
+      sim::PageMask want;
+      policy->prefetch(r, want);
+      sim::PageRanges ranges;
+      ASSERT_TRUE(policy->prefetch_quiet(
+          sim::QuietFaultRequest{0, 0, leaves, r.destination, faulted.data(), static_cast<std::uint32_t>(faulted.size()),
+                                 r.resident_on_destination, r.resident_anywhere, r.fault_migrations_to_destination, 0},
+          ranges));
+      sim::PageMask got;
+      for (std::uint32_t k = 0; k < ranges.count; ++k)
+        for (std::uint32_t i = ranges.range[k].first; i < ranges.range[k].end && i < leaves; ++i) got.set(i);
+      got &= ~(r.faulted | r.resident_on_destination);
+      ASSERT_EQ(list(got), list(want)) << spec << " trial " << trial;
+    }
+  }
 }
 
 TEST_F(TreePrefetchTest, BadParametersFailWithTheReason) {
