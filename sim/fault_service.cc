@@ -177,7 +177,6 @@ void Engine::service_fault_batch() {
         pages[k] = i;
       }
       if (service_short(slot, block, pages, unique)) continue;
-      if (quiet_pages_ && unique <= kMaxQuietFaults && service_quiet_pages(slot, block, pages, unique)) continue;
     }
     PageMask faulted;
     for (std::uint32_t e = 0; e < unique; ++e) faulted.set(entries[e].key % kPagesPerBlock);
@@ -338,6 +337,13 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   const Processor requester = Processor::gpu(kernel_.gpu);
   const ProcessorMask rbit = processor_bit(requester);
   Nanos& now = kernel_.now;
+  // A few faulted pages the policies have nothing particular to say about: without masks.
+  if (quiet_pages_ && unique <= kMaxQuietFaults) {
+    std::uint32_t pages[kMaxQuietFaults], n = 0;
+    if (unique == 1) pages[n++] = first_page(faulted);  // most faults of a replay over a large footprint
+    else for_each_page(faulted, [&](std::uint32_t i) { pages[n++] = i; });
+    if (service_quiet_pages(slot, block, pages, n)) return;
+  }
   if (thrashing_) thrashing_hint(slot, block, faulted, requester, now);
   if (bs.throttle_until > now) now = bs.throttle_until;  // thrashing throttle holds the faults back
   // The per-block cost depends on what the service does: a block whose

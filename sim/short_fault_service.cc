@@ -130,7 +130,6 @@ bool Engine::short_path_applies() const {
 
 void Engine::service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) {
   if (try_service_short(slot, block, &i, 1)) return;
-  if (quiet_pages_ && service_quiet_pages(slot, block, &i, 1)) return;
   PageMask faulted;
   faulted.set(i);
   service_block(slot, block, faulted, 1);
@@ -146,7 +145,6 @@ std::size_t Engine::service_page_runs(std::size_t r) {
     const std::uint64_t block = entry.page() / kPagesPerBlock;
     const auto i = static_cast<std::uint32_t>(entry.page() % kPagesPerBlock);
     if (try_service_short(entry.alloc(), block, &i, 1)) continue;
-    if (quiet_pages_ && service_quiet_pages(entry.alloc(), block, &i, 1)) continue;
     PageMask faulted;
     faulted.set(i);
     service_block(entry.alloc(), block, faulted, 1);
