@@ -456,7 +456,8 @@ class Engine {
   // quiet_block_service.cc: service_block for `n` faulted pages of a block
   // (ascending, unique, 1..kMaxQuietFaults) where the prefetch and thrashing
   // policies give their common answers without masks; false, having changed
-  // nothing, where service_block is needed.
+  // nothing, where service_block's general path is needed (service_block
+  // tries it first).
   bool quiet_pages_apply() const;  // under these policies and vendor semantics
   bool service_quiet_pages(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
   // thrashing_response.cc: the thrashing policy's hint before a block's

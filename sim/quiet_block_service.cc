@@ -6,11 +6,11 @@
 // replay over a large footprint under the NVIDIA driver's policies faults so
 // at almost every access: service_block would build, copy and clear a dozen
 // 512-page masks (the notice, the request, its answer, the placements) for
-// one faulted page (or a few) and the prefetcher's big page. Here the policies read the
-// block's own masks in place, the thrashing policy hears of the migrations
-// without their pages (on_quiet_migration), and the pages move as
-// service_block moves them from the host (move_host_block), with the same
-// result. Anything else takes service_block.
+// one faulted page (or a few) and the prefetcher's big page. Here the
+// policies read the block's own masks in place, the thrashing policy hears of
+// the migrations without their pages (on_quiet_migration), and the pages move
+// as service_block moves them from the host (move_host_block), with the same
+// result. service_block tries this first and goes on where it declines.
 #include <algorithm>
 #include <bit>
 #include <cstring>
