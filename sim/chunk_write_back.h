@@ -11,6 +11,7 @@
 
 namespace umsim::sim {
 
+template <bool kScattered>
 [[gnu::always_inline]] inline void Engine::write_back_chunk(int gpu, PhysicalChunk& c, Nanos& now) {
   Allocation& a = allocs_[c.alloc];
   const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
@@ -45,7 +46,13 @@ namespace umsim::sim {
   };
   const auto first_in_block = static_cast<std::uint32_t>(c.first_page - base);
   if (left == 1 && pages_per_chunk_ == 1) visit(first_in_block);  // a 4 KiB chunk: its page, no mask walk
-  else if (pages_per_chunk_ == kPagesPerBlock) take_pages(resident, left, leave);  // the chunk is the block
+  else if (pages_per_chunk_ == kPagesPerBlock) {  // the chunk is the block
+    // Where faults are scattered, its one page is most often the one it was
+    // taken for: then no mask walk (the mask holds c.resident pages).
+    const std::uint32_t taken_for = c.taken_for;
+    if (kScattered && left == 1 && (mask_word(resident, taken_for / 64) >> (taken_for % 64) & 1)) visit(taken_for);
+    else take_pages(resident, left, leave);
+  }
   else if (left) for_each_page_in(resident, first_in_block, pages_per_chunk_, visit);
   if (run) end_run();
   if (c.resident) {

@@ -408,7 +408,12 @@ class Engine {
   // result; false, having changed nothing, elsewhere. service_short calls
   // try_service_short, which is inlined there and into service_page.
   bool service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
+  // kScattered: the block's only faulted page (service_page_runs, service_page),
+  // where a chunk evicted for it most often holds one page (write_back_chunk);
+  // service_short's blocks of several pages keep the plain mask walk.
+  template <bool kScattered>
   bool try_service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
+  template <bool kScattered>
   Nanos move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint32_t* pages,
                         std::uint32_t n, std::uint8_t cleared, Processor dest, Nanos ready);
   // host_block_move.cc: a fault service's migrations to a GPU whose pages
@@ -514,6 +519,9 @@ class Engine {
   inline void evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now);
   // sim/chunk_write_back.h: an evicted chunk's resident pages leave the GPU
   // (sole copies written back); the chunk stays allocated, with none resident.
+  // kScattered: evicted for a fault that was its block's only one, where the
+  // chunk most often holds the one page it was taken for (PhysicalChunk::taken_for).
+  template <bool kScattered = false>
   inline void write_back_chunk(int gpu, PhysicalChunk& c, Nanos& now);
   inline void release_chunk_in_line(int gpu, std::uint32_t slot, bool evicted, Nanos now);
   // The eviction policy's chunk hooks, kept in line in its eviction order where
@@ -570,12 +578,14 @@ class Engine {
   // list updates give); returns its slot. Only where replaces_first_chunk(gpu)
   // holds.
   inline bool replaces_first_chunk(int gpu) const;
+  template <bool kScattered = false>  // as write_back_chunk's
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline PhysicalChunk* first_chunk_to_replace(int gpu);
   inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);
   inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
                                  Counters& cnt);
+  template <bool kScattered = false>
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now, bool hold);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.
   void release_chunk(int gpu, std::uint32_t slot, bool evicted = false, Nanos now = 0);

@@ -112,6 +112,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   prefetch_element(a.gpu_resident[gpu].data(), chunk.first_page / kPagesPerBlock);
 }
 
+template <bool kScattered>
 [[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,
                                                                       Nanos& now) {
   if (pages_per_chunk_ == 1) return replace_first_page_chunk(gpu, slot, page, now);
@@ -122,9 +123,10 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   PhysicalChunk& c = g.memory.chunk(victim);
   const std::uint64_t vp = c.first_page;
   Allocation& va = allocs_[c.alloc];
-  write_back_chunk(gpu, c, now);
+  write_back_chunk<kScattered>(gpu, c, now);
   va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
   g.memory.retake(c, slot, (page >> chunk_shift_) << chunk_shift_);
+  if constexpr (kScattered) c.taken_for = static_cast<std::uint16_t>(page % kPagesPerBlock);  // others keep a stale one
   order.move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
   return victim;
@@ -134,9 +136,10 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
 // pages that need another chunk after it): in line in move_host_pages, where
 // chunk_for's call cost as much as the replacement on a replay evicting at
 // every fault.
+template <bool kScattered>
 [[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,
                                                                       Nanos& now, bool hold) {
-  const std::uint32_t s = replace_first_chunk(gpu, slot, page, now);
+  const std::uint32_t s = replace_first_chunk<kScattered>(gpu, slot, page, now);
   if (hold) {
     gpus_[static_cast<std::size_t>(gpu)].memory.chunk(s).busy = true;
     busy_chunks_.emplace_back(gpu, s);

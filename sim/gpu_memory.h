@@ -17,7 +17,13 @@ struct PhysicalChunk
   std::uint32_t slot = 0;        // its own index
   AllocSlot alloc = 0;
   std::uint64_t first_page = 0;  // first page (within alloc) the chunk backs
-  std::uint32_t resident = 0;    // pages of the chunk with a copy on this GPU
+  std::uint16_t resident = 0;    // pages of the chunk with a copy on this GPU (at most a block's 512)
+  // The page (within its VA block) that a block-sized chunk was last taken
+  // for on a full memory by a block's only faulted page (replace_first_chunk
+  // for service_page_runs): evicted with one resident page, the chunk most
+  // often holds just that one, taken without a walk of the block's mask
+  // (checked against the mask: a stale value only means the walk).
+  std::uint16_t taken_for = 0;
   bool allocated = false;
   bool pinned = false;           // device allocations: never evicted
   bool busy = false;             // being filled by the current operation

@@ -28,6 +28,7 @@ bool Engine::short_path_applies() const {
 
 // move_pages for pages (ascending) of one block that are in host memory or
 // nowhere, to a GPU; their flags `cleared` are cleared on the way.
+template <bool kScattered>
 [[gnu::always_inline]] inline Nanos Engine::move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block,
                                                             const std::uint32_t* pages, std::uint32_t n,
                                                             std::uint8_t cleared, Processor dest, Nanos ready) {
@@ -61,7 +62,7 @@ bool Engine::short_path_applies() const {
       std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(g)][region];
       const bool hold = region != last_region;
       // chunk_for's case of a full GPU, without its call: every fault of a replay over a large footprint.
-      if (s == kNoSlot && replaces_first_chunk(g)) chunk = s = replace_first_chunk(g, slot, page, t, hold);
+      if (s == kNoSlot && replaces_first_chunk(g)) chunk = s = replace_first_chunk<kScattered>(g, slot, page, t, hold);
       else chunk = chunk_for(slot, a, g, page, t, hold);
       c = &gpu.memory.chunk(chunk);
     }
@@ -88,6 +89,7 @@ bool Engine::short_path_applies() const {
 }
 
 // Inlined into its two callers below: service_page's single page folds the loops away.
+template <bool kScattered>
 [[gnu::always_inline]] inline bool Engine::try_service_short(AllocSlot slot, std::uint64_t block,
                                                              const std::uint32_t* pages, std::uint32_t n) {
   if (!short_path_) return false;
@@ -124,12 +126,12 @@ bool Engine::short_path_applies() const {
         ++runs;
     now += static_cast<Nanos>(runs) * *profile_.fault_run_ns;
   }
-  now = move_host_pages(slot, a, block, pages, n, cleared, requester, now);
+  now = move_host_pages<kScattered>(slot, a, block, pages, n, cleared, requester, now);
   return true;
 }
 
 void Engine::service_page(AllocSlot slot, std::uint64_t block, std::uint32_t i) {
-  if (try_service_short(slot, block, &i, 1)) return;
+  if (try_service_short<true>(slot, block, &i, 1)) return;
   PageMask faulted;
   faulted.set(i);
   service_block(slot, block, faulted, 1);
@@ -144,7 +146,7 @@ std::size_t Engine::service_page_runs(std::size_t r) {
     const FaultEntry entry = fault_buffer_[run.begin];
     const std::uint64_t block = entry.page() / kPagesPerBlock;
     const auto i = static_cast<std::uint32_t>(entry.page() % kPagesPerBlock);
-    if (try_service_short(entry.alloc(), block, &i, 1)) continue;
+    if (try_service_short<true>(entry.alloc(), block, &i, 1)) continue;
     PageMask faulted;
     faulted.set(i);
     service_block(entry.alloc(), block, faulted, 1);
@@ -153,7 +155,7 @@ std::size_t Engine::service_page_runs(std::size_t r) {
 }
 
 bool Engine::service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n) {
-  return try_service_short(slot, block, pages, n);
+  return try_service_short<false>(slot, block, pages, n);
 }
 
 }  // namespace umsim::sim
