@@ -100,7 +100,7 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
       const auto b = static_cast<std::uint32_t>(std::countr_zero(y));
       const ProcessorMask copies = block_pages[w * 64 + b].copies;
       elsewhere |= copies;
-      copy |= std::uint64_t{copies & kCpuBit} << b;
+      copy |= static_cast<std::uint64_t>(copies & kCpuBit) << b;
     }
     if (copy) {
       host_pages += count_word(copy);
