@@ -325,9 +325,7 @@ std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const P
       return true;
     });
   }
-  std::uint64_t words[kPagesPerBlock / 64];
-  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) words[w] = mask_word(copied, w);
-  return count_page_runs(words, 0, kPagesPerBlock / 64);
+  return count_page_runs(copied, 0, kPagesPerBlock / 64);
 }
 
 void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique) {

@@ -55,4 +55,11 @@ inline std::uint32_t count_page_runs(const std::uint64_t* words, std::uint32_t f
   return runs;
 }
 
+// count_page_runs over words [first, end) of a block's page mask.
+inline std::uint32_t count_page_runs(const PageMask& mask, std::uint32_t first, std::uint32_t end) {
+  std::uint64_t words[kPagesPerBlock / 64];
+  for (std::uint32_t w = first; w < end; ++w) words[w] = mask_word(mask, w);
+  return count_page_runs(words, first, end);
+}
+
 }  // namespace umsim::sim

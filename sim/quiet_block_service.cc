@@ -13,25 +13,12 @@
 // result. service_block tries this first and goes on where it declines.
 #include <algorithm>
 #include <bit>
-#include <cstring>
 
 #include "sim/engine.h"
 #include "sim/page_mask_iteration.h"
 #include "sim/page_runs.h"
 
 namespace umsim::sim {
-
-namespace {
-constexpr std::uint32_t kWords = kPagesPerBlock / 64;
-
-// Pages [first, end) that fall in word w, as a mask.
-std::uint64_t range_in_word(std::uint32_t first, std::uint32_t end, std::uint32_t w) {
-  const std::uint32_t lo = std::max(first, w * 64), hi = std::min(end, w * 64 + 64);
-  if (lo >= hi) return 0;
-  const std::uint32_t len = hi - lo;
-  return (len == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1) << (lo - w * 64);
-}
-}  // namespace
 
 bool Engine::quiet_pages_apply() const {
   // Where the short path does not apply because of the policies; the same
@@ -91,8 +78,8 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   std::uint32_t host_pages = 0, host_policy_pages = 0;
   for (std::uint32_t w = first_word; w < end_word; ++w) {
     std::uint64_t proposed = 0;
-    for (std::uint32_t r = 0; r < ranges.count; ++r)
-      proposed |= range_in_word(ranges.range[r].first, ranges.range[r].end, w);
+    for (std::uint32_t r = 0; r < ranges.count; ++r)  // pages [first, end) of word w
+      proposed |= pages_below_in_word(ranges.range[r].end, w) & ~pages_below_in_word(ranges.range[r].first, w);
     const std::uint64_t policy = proposed & ~(mask_word(resident, w) | mask_word(faulted, w));
     const std::uint64_t moving = policy | mask_word(faulted, w);
     std::uint64_t copy = 0;
@@ -124,11 +111,7 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   bs.last_destination = requester.code;
   const Processor from = copies_of_faulted ? Processor::cpu() : Processor::none();  // the first copy found
   if (const Nanos ns = profile_.fault_migrated_page_ns; ns != 0) t += static_cast<Nanos>(host_pages) * ns;
-  if (profile_.fault_run_ns) {
-    std::uint64_t words[kWords];
-    std::memcpy(words, &with_copy, sizeof(words));
-    t += count_page_runs(words, first_word, end_word) * *profile_.fault_run_ns;
-  }
+  if (profile_.fault_run_ns) t += count_page_runs(with_copy, first_word, end_word) * *profile_.fault_run_ns;
   if (gpus_.size() > 1) note_served_pages(slot, block, migrate);
   t = move_host_block(slot, a, block, migrate, with_copy, requester, t);
   kernel_counters_.bytes_prefetched += Bytes{host_policy_pages} * kPageSize;
