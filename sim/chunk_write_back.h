@@ -8,6 +8,7 @@
 
 #include "sim/engine.h"
 #include "sim/page_mask_iteration.h"
+#include "sim/page_runs.h"
 
 namespace umsim::sim {
 
@@ -51,7 +52,25 @@ template <bool kScattered>
     // taken for: then no mask walk (the mask holds c.resident pages).
     const std::uint32_t taken_for = c.taken_for;
     if (kScattered && left == 1 && (mask_word(resident, taken_for / 64) >> (taken_for % 64) & 1)) visit(taken_for);
-    else take_pages(resident, left, leave);
+    else if (evicts_sole_copies(a)) {
+      // Every page is a sole copy, written back: the runs are the mask's,
+      // and each record is only written (mappings_for: the CPU's copy, no
+      // AccessedBy advice).
+      const auto host_mapping = static_cast<ProcessorMask>(kCpuBit | a.always_mapped);
+      PageRunSum runs(run_ns_d2h_.data(), written, busy);
+      take_page_words(resident, [&](std::uint32_t w, std::uint64_t x) __attribute__((always_inline)) {
+        runs.add_word(w, x);
+        for (; x != 0; x &= x - 1) {
+          PageState& st = a.pages[base + w * 64 + static_cast<std::uint32_t>(std::countr_zero(x))];
+          st.copies = kCpuBit;
+          st.mapped = host_mapping;
+          st.flags &= static_cast<std::uint8_t>(~kPinned);
+        }
+      });
+      runs.finish();
+    } else {
+      take_pages(resident, leave);
+    }
   }
   else if (left) for_each_page_in(resident, first_in_block, pages_per_chunk_, visit);
   if (run) end_run();

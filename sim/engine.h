@@ -523,6 +523,13 @@ class Engine {
   // chunk most often holds the one page it was taken for (PhysicalChunk::taken_for).
   template <bool kScattered = false>
   inline void write_back_chunk(int gpu, PhysicalChunk& c, Nanos& now);
+  // Every GPU copy of `a`'s pages is the page's only copy, and no page has
+  // AccessedBy advice: an evicted page goes back to the CPU alone, mapped as
+  // mappings_for maps a copy there. Duplicates come only from ReadMostly
+  // advice where the vendor duplicates, or from a migration policy's decide().
+  bool evicts_sole_copies(const Allocation& a) const {
+    return !decide_callbacks_ && !(a.read_mostly_advised && vendor_.read_mostly_duplicates) && !a.accessed_by_advised;
+  }
   inline void release_chunk_in_line(int gpu, std::uint32_t slot, bool evicted, Nanos now);
   // The eviction policy's chunk hooks, kept in line in its eviction order where
   // it gave one (EvictionPolicy::eviction_order), else its virtual calls.

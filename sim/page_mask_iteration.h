@@ -92,24 +92,31 @@ template <typename Fn>
   }
 }
 
-// Calls fn(page) for the `count` set pages of the mask, lowest first, and
-// clears them a word at a time: an evicted 2 MiB chunk's pages (its whole
-// VA block's mask, with one or a few pages set), without for_each_page_in's
-// window arithmetic or a store per page. The caller knows the count (the
-// chunk's resident pages); the walk stops at the last of them. The non-empty
-// words are found first, without a branch per word: with a page or two at
-// random places, a test per word mispredicted about once an eviction.
+// Calls fn(w, x) for every non-empty word w of the mask, lowest first, with
+// its pages x, and clears it: an evicted 2 MiB chunk's pages (its whole VA
+// block's mask, with one or a few pages set), without for_each_page_in's
+// window arithmetic or a store per page. The non-empty words are found first,
+// without a branch per word: with a page or two at random places, a test per
+// word mispredicted about once an eviction.
 template <typename Fn>
-[[gnu::always_inline]] inline void take_pages(PageMask& mask, std::uint32_t count, Fn&& fn) {
+[[gnu::always_inline]] inline void take_page_words(PageMask& mask, Fn&& fn) {
   std::uint32_t words = 0;  // bit w: word w has a page set
 #pragma GCC unroll 8
   for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) words |= std::uint32_t{mask_word(mask, w) != 0} << w;
-  for (; count != 0 && words != 0; words &= words - 1) {
+  for (; words != 0; words &= words - 1) {
     const auto w = static_cast<std::uint32_t>(std::countr_zero(words));
-    std::uint64_t x = mask_word(mask, w);
+    const std::uint64_t x = mask_word(mask, w);
     set_mask_word(mask, w, 0);
-    for (; x != 0; x &= x - 1, --count) fn(w * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
+    fn(w, x);
   }
+}
+
+// take_page_words calling fn(page) for each page, lowest first.
+template <typename Fn>
+[[gnu::always_inline]] inline void take_pages(PageMask& mask, Fn&& fn) {
+  take_page_words(mask, [&](std::uint32_t w, std::uint64_t x) __attribute__((always_inline)) {
+    for (; x != 0; x &= x - 1) fn(w * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
+  });
 }
 
 }  // namespace umsim::sim

@@ -12,35 +12,58 @@
 
 namespace umsim::sim {
 
+// Sums the runs of consecutive set pages of a block's mask given a word at a
+// time, lowest first (empty words may be left out; a run may cross words):
+// `bytes` += each run's size and `busy` += run_ns[its pages]. An evicted
+// chunk's write-back feeds it the words it takes, without a branch per page.
+class PageRunSum {
+ public:
+  PageRunSum(const Nanos* run_ns, Bytes& bytes, Nanos& busy) : run_ns_(run_ns), bytes_(bytes), busy_(busy) {}
+  PageRunSum(const PageRunSum&) = delete;
+  PageRunSum& operator=(const PageRunSum&) = delete;
+
+  // Word w of the mask (pages w * 64 to w * 64 + 63), after every lower word given.
+  [[gnu::always_inline]] void add_word(std::uint32_t w, std::uint64_t x) {
+    std::uint32_t at = w * 64;  // the page x's bit 0 stands for
+    while (x != 0) {
+      const auto gap = static_cast<std::uint32_t>(std::countr_zero(x));
+      at += gap;
+      x >>= gap;
+      if (at != open_end_) close();  // the open run ended before this one starts
+      const auto len = static_cast<std::uint32_t>(std::countr_one(x));
+      open_ += len;
+      at += len;
+      open_end_ = at;
+      x = len == 64 ? 0 : x >> len;
+    }
+  }
+  // After the last word: the open run ends.
+  void finish() { close(); }
+
+ private:
+  void close() {
+    if (open_ == 0) return;
+    bytes_ += Bytes{open_} * kPageSize;
+    busy_ += run_ns_[open_];
+    open_ = 0;
+  }
+
+  const Nanos* run_ns_;
+  Bytes& bytes_;
+  Nanos& busy_;
+  std::uint32_t open_ = 0;      // pages of the run not yet closed
+  std::uint32_t open_end_ = 0;  // the page after it
+};
+
 // For every run of consecutive set pages in words [first, end) of a block's
 // mask (64 pages a word; a run may cross words): `bytes` += its size and
 // `busy` += run_ns[its pages].
 [[gnu::always_inline]] inline void add_page_runs(const std::uint64_t* words, std::uint32_t first, std::uint32_t end,
                                                  const Nanos* run_ns, Bytes& bytes, Nanos& busy) {
-  std::uint32_t open = 0;  // pages of the run reaching the current position
-  auto close = [&] {
-    if (open == 0) return;
-    bytes += Bytes{open} * kPageSize;
-    busy += run_ns[open];
-    open = 0;
-  };
-  for (std::uint32_t w = first; w < end; ++w) {
-    std::uint64_t x = words[w];
-    std::uint32_t pos = 0;
-    while (x != 0) {
-      const auto gap = static_cast<std::uint32_t>(std::countr_zero(x));
-      if (gap != 0) close();
-      x >>= gap;
-      const auto len = static_cast<std::uint32_t>(std::countr_one(x));
-      open += len;
-      pos += gap + len;
-      x = len == 64 ? 0 : x >> len;
-    }
-    if (pos < 64) close();  // the word's last run ends before the word does
-  }
-  close();
+  PageRunSum runs(run_ns, bytes, busy);
+  for (std::uint32_t w = first; w < end; ++w) runs.add_word(w, words[w]);
+  runs.finish();
 }
-
 // The number of runs of consecutive set pages in words [first, end) of a
 // block's mask (a run may cross words): a run starts at a set bit whose lower
 // neighbour is clear.

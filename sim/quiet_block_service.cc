@@ -51,10 +51,11 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   const std::uint32_t migrations = bs.last_destination == requester.code ? bs.fault_migrations + n : n;
   const auto g = static_cast<std::size_t>(kernel_.gpu);
   const PageMask& resident = a.gpu_resident[g][block];
+  const PageMask& populated = a.populated[block];
   const std::uint32_t in_block = a.pages_in_block(block);
   PageRanges ranges;
   if (prefetch_ && !prefetch_->prefetch_quiet(QuietFaultRequest{slot, block, in_block, requester, pages, n, resident,
-                                                                a.populated[block], migrations, now},
+                                                                populated, migrations, now},
                                               ranges))
     return false;
   // The words the service touches: the faulted pages' and the ranges'.
@@ -75,6 +76,11 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   PageMask policy_pages, migrate, with_copy;
   std::uint64_t any_policy = 0;
   ProcessorMask elsewhere = 0;  // every copy of the pages
+  // With one GPU, no moving page is on it (the faulted pages were checked,
+  // the policy's are not resident): its copy, if any, is the CPU's, and a
+  // page has a copy exactly where it is populated (check_invariants). The
+  // pages' copies are then the populated mask's words, no record read.
+  const bool one_gpu = gpus_.size() == 1;
   std::uint32_t host_pages = 0, host_policy_pages = 0;
   for (std::uint32_t w = first_word; w < end_word; ++w) {
     std::uint64_t proposed = 0;
@@ -83,11 +89,15 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
     const std::uint64_t policy = proposed & ~(mask_word(resident, w) | mask_word(faulted, w));
     const std::uint64_t moving = policy | mask_word(faulted, w);
     std::uint64_t copy = 0;
-    for (std::uint64_t y = moving; y != 0; y &= y - 1) {
-      const auto b = static_cast<std::uint32_t>(std::countr_zero(y));
-      const ProcessorMask copies = block_pages[w * 64 + b].copies;
-      elsewhere |= copies;
-      copy |= static_cast<std::uint64_t>(copies & kCpuBit) << b;
+    if (one_gpu) {
+      copy = moving & mask_word(populated, w);
+    } else {
+      for (std::uint64_t y = moving; y != 0; y &= y - 1) {
+        const auto b = static_cast<std::uint32_t>(std::countr_zero(y));
+        const ProcessorMask copies = block_pages[w * 64 + b].copies;
+        elsewhere |= copies;
+        copy |= static_cast<std::uint64_t>(copies & kCpuBit) << b;
+      }
     }
     if (copy) {
       host_pages += count_word(copy);
