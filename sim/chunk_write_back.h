@@ -9,6 +9,7 @@
 #include "sim/engine.h"
 #include "sim/page_mask_iteration.h"
 #include "sim/page_runs.h"
+#include "sim/page_word_records.h"
 
 namespace umsim::sim {
 
@@ -58,14 +59,13 @@ template <bool kScattered>
       // AccessedBy advice).
       const auto host_mapping = static_cast<ProcessorMask>(kCpuBit | a.always_mapped);
       PageRunSum runs(run_ns_d2h_.data(), written, busy);
+      PageState* const block_pages = a.pages.data() + base;
       take_page_words(resident, [&](std::uint32_t w, std::uint64_t x) __attribute__((always_inline)) {
         runs.add_word(w, x);
-        for (; x != 0; x &= x - 1) {
-          PageState& st = a.pages[base + w * 64 + static_cast<std::uint32_t>(std::countr_zero(x))];
-          st.copies = kCpuBit;
-          st.mapped = host_mapping;
+        for_each_record_in_word(block_pages + w * 64, x, [&](PageState& st) __attribute__((always_inline)) {
+          set_copies_and_mapped(st, kCpuBit, host_mapping);
           st.flags &= static_cast<std::uint8_t>(~kPinned);
-        }
+        });
       });
       runs.finish();
     } else {

@@ -426,6 +426,12 @@ class Engine {
   // least one; `with_copy` as host_only_pages gave it), to a GPU.
   Nanos move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block, const PageMask& pages,
                         const PageMask& with_copy, Processor dest, Nanos ready);
+  // move_host_block with the masks as words (copied: the pages with a host
+  // copy), of which only words [first_word, end_word) are read (some page set
+  // there): a quiet block service builds the words it touches only.
+  Nanos move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint64_t* want,
+                        const std::uint64_t* copied, std::uint32_t first_word, std::uint32_t end_word,
+                        Processor dest, Nanos ready);
   // The end shared by move_host_pages and move_host_block, from `t` when the
   // pages' state has moved: chunks held busy are released, the `copied` bytes
   // (their runs' copy time `busy`) go on the GPU's host-to-GPU link as

@@ -15,15 +15,17 @@
 #include "sim/first_chunk_replacement.h"
 #include "sim/page_mask_iteration.h"
 #include "sim/page_runs.h"
+#include "sim/page_word_records.h"
 
 namespace umsim::sim {
 
 namespace {
 constexpr std::uint32_t kWords = kPagesPerBlock / 64;
 
-// The first set page of `words` at or after `from`; kPagesPerBlock if none.
-std::uint32_t next_page(const std::uint64_t* words, std::uint32_t from) {
-  for (std::uint32_t w = from / 64; w < kWords; ++w) {
+// The first set page of `words` at or after `from`, in words before
+// `end_word`; kPagesPerBlock if none.
+std::uint32_t next_page(const std::uint64_t* words, std::uint32_t from, std::uint32_t end_word) {
+  for (std::uint32_t w = from / 64; w < end_word; ++w) {
     std::uint64_t x = words[w];
     if (w * 64 < from) x &= ~std::uint64_t{0} << (from - w * 64);
     if (x != 0) return w * 64 + static_cast<std::uint32_t>(std::countr_zero(x));
@@ -57,6 +59,15 @@ bool Engine::host_only_pages(const Allocation& a, std::uint64_t block, const Pag
 
 Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block, const PageMask& pages,
                               const PageMask& with_copy, Processor dest, Nanos ready) {
+  std::uint64_t want[kWords], copied[kWords];
+  std::memcpy(want, &pages, sizeof(want));
+  std::memcpy(copied, &with_copy, sizeof(copied));
+  return move_host_words(slot, a, block, want, copied, 0, kWords, dest, ready);
+}
+
+Nanos Engine::move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint64_t* want,
+                              const std::uint64_t* copied, std::uint32_t first_word, std::uint32_t end_word,
+                              Processor dest, Nanos ready) {
   Nanos t = ready;  // evictions to make room happen first, synchronously
   const int g = dest.gpu_index();
   const auto gi = static_cast<std::size_t>(g);
@@ -66,10 +77,7 @@ Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block
   PageState* const block_pages = a.pages.data() + base;
   PageMask& resident = a.gpu_resident[gi][block];
   PageMask& populated = a.populated[block];
-  std::uint64_t want[kWords], copied[kWords];  // copied: pages whose host copy is read
-  std::memcpy(want, &pages, sizeof(want));
-  std::memcpy(copied, &with_copy, sizeof(copied));
-  std::uint32_t last_word = kWords - 1;
+  std::uint32_t last_word = end_word - 1;
   while (want[last_word] == 0) --last_word;
   const std::uint32_t last = last_word * 64 + 63 - static_cast<std::uint32_t>(std::countl_zero(want[last_word]));
   const std::uint64_t last_region = (base + last) >> chunk_shift_;
@@ -77,7 +85,10 @@ Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block
   // mappings_for's value for a page without AccessedBy advice, once.
   const auto unadvised_mapping = static_cast<ProcessorMask>(dbit | a.always_mapped);
   // A chunk's region at a time, lowest first (i: its first page to move).
-  const std::uint32_t first = next_page(want, 0);
+  // Regions of 64 pages or more start and end on mask-word boundaries: their
+  // words need no window cut out.
+  const bool whole_words = pages_per_chunk_ >= 64;
+  const std::uint32_t first = next_page(want, first_word * 64, end_word);
   for (std::uint32_t i = first; i < kPagesPerBlock;) {
     const std::uint64_t region = (base + i) >> chunk_shift_;
     const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(((region + 1) << chunk_shift_) - base, kPagesPerBlock));
@@ -90,17 +101,18 @@ Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block
                                     : chunk_for(slot, a, g, base + i, t, hold);
     PhysicalChunk& c = gpu.memory.chunk(chunk);
     std::uint32_t moved = 0;
-    for (std::uint32_t w = i / 64; w * 64 < end; ++w) {
+    for (std::uint32_t w = i / 64; w * 64 < end && w <= last_word; ++w) {
       std::uint64_t x = want[w];
-      if (w * 64 < i) x &= ~std::uint64_t{0} << (i - w * 64);
-      if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
+      if (!whole_words) {  // the region's window of the word
+        if (w * 64 < i) x &= ~std::uint64_t{0} << (i - w * 64);
+        if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
+      }
       if (x == 0) continue;
       if (!a.accessed_by_advised) {  // no page's mapping depends on its advice: the records are only written
-        for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
-          PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
-          st.copies = dbit;
-          st.mapped = unadvised_mapping;
-        }
+        for_each_record_in_word(block_pages + w * 64, x, [&](PageState& st) __attribute__((always_inline)) {
+          set_copies_and_mapped(st, dbit, unadvised_mapping);
+          ++moved;
+        });
       } else {
         for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
           PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
@@ -125,7 +137,7 @@ Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block
       c.resident += moved;
     }
     c.fresh = false;
-    i = next_page(want, end);
+    i = next_page(want, end, last_word + 1);
   }
   Bytes bytes = 0;
   Nanos busy = 0;

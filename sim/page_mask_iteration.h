@@ -29,6 +29,14 @@ inline std::uint32_t first_page(const PageMask& mask) {
   return kPagesPerBlock;
 }
 
+// The mask of words [first, end) of `words`, its other words empty: a mask
+// built a word at a time, for a caller that takes a PageMask.
+inline PageMask mask_of_words(const std::uint64_t* words, std::uint32_t first, std::uint32_t end) {
+  PageMask mask;
+  for (std::uint32_t w = first; w < end; ++w) set_mask_word(mask, w, words[w]);
+  return mask;
+}
+
 // The number of set pages of a mask word. The default x86-64 target has no
 // POPCNT instruction: std::bitset::count and std::popcount call libgcc per
 // word, where this counts in a dozen instructions.

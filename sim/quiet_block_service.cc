@@ -36,10 +36,12 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   PageState* const block_pages = a.pages.data() + base;
   // Unadvised and nowhere but in host memory: the driver's default migrates each to the requester.
   ProcessorMask copies_of_faulted = 0;
+  std::uint32_t faulted_host_pages = 0;
   for (std::uint32_t k = 0; k < n; ++k) {
     const PageState& st = block_pages[pages[k]];
     if (st.advised() || (st.copies & ~kCpuBit)) return false;
     copies_of_faulted |= st.copies;
+    faulted_host_pages += st.copies == kCpuBit;
   }
   if (thrashing_ && !thrashing_->quiet_block(slot, block)) return false;
   BlockState& bs = a.blocks[block];
@@ -72,16 +74,18 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   }
   // The policy's pages the engine accepts (add_policy_prefetch: not faulted,
   // not resident on the destination), and with the faulted pages the pages
-  // to migrate, which must all be in host memory or nowhere (host_only_pages).
-  PageMask policy_pages, migrate, with_copy;
+  // to migrate, which must all be in host memory or nowhere (host_only_pages):
+  // as mask words, of words [first_word, end_word) only.
+  std::uint64_t migrate[kPagesPerBlock / 64], with_copy[kPagesPerBlock / 64];
   std::uint64_t any_policy = 0;
+  std::uint32_t first_policy_page = 0;  // where any_policy
   ProcessorMask elsewhere = 0;  // every copy of the pages
   // With one GPU, no moving page is on it (the faulted pages were checked,
   // the policy's are not resident): its copy, if any, is the CPU's, and a
   // page has a copy exactly where it is populated (check_invariants). The
   // pages' copies are then the populated mask's words, no record read.
   const bool one_gpu = gpus_.size() == 1;
-  std::uint32_t host_pages = 0, host_policy_pages = 0;
+  std::uint32_t host_pages = 0;
   for (std::uint32_t w = first_word; w < end_word; ++w) {
     std::uint64_t proposed = 0;
     for (std::uint32_t r = 0; r < ranges.count; ++r)  // pages [first, end) of word w
@@ -99,15 +103,13 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
         copy |= static_cast<std::uint64_t>(copies & kCpuBit) << b;
       }
     }
-    if (copy) {
-      host_pages += count_word(copy);
-      host_policy_pages += count_word(copy & policy);
-    }
+    if (copy) host_pages += count_word(copy);
+    if (policy && !any_policy) first_policy_page = w * 64 + static_cast<std::uint32_t>(std::countr_zero(policy));
     any_policy |= policy;
-    set_mask_word(policy_pages, w, policy);
-    set_mask_word(migrate, w, moving);
-    set_mask_word(with_copy, w, copy);
+    migrate[w] = moving;
+    with_copy[w] = copy;
   }
+  const std::uint32_t host_policy_pages = host_pages - faulted_host_pages;
   if (elsewhere & ~kCpuBit) return false;  // a page held on a GPU: move_pages' general copies
 
   // Nothing above changed the engine or the policies; the service from here on.
@@ -122,20 +124,21 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   const Processor from = copies_of_faulted ? Processor::cpu() : Processor::none();  // the first copy found
   if (const Nanos ns = profile_.fault_migrated_page_ns; ns != 0) t += static_cast<Nanos>(host_pages) * ns;
   if (profile_.fault_run_ns) t += count_page_runs(with_copy, first_word, end_word) * *profile_.fault_run_ns;
-  if (gpus_.size() > 1) note_served_pages(slot, block, migrate);
-  t = move_host_block(slot, a, block, migrate, with_copy, requester, t);
+  if (gpus_.size() > 1) note_served_pages(slot, block, mask_of_words(migrate, first_word, end_word));
+  t = move_host_words(slot, a, block, migrate, with_copy, first_word, end_word, requester, t);
   kernel_counters_.bytes_prefetched += Bytes{host_policy_pages} * kPageSize;
   if (!thrashing_) return true;
   BlockMigration m{slot, block, from, requester, MigrationCause::kFault, Processor::none(), t};
   if (!thrashing_->on_quiet_migration(m))
     notify_thrashing(slot, block, faulted, from, requester, MigrationCause::kFault, requester, t);
   if (any_policy != 0) {
-    const std::int8_t preferred = block_pages[first_page(policy_pages)].preferred;
+    const std::int8_t preferred = block_pages[first_policy_page].preferred;
     m.cause = MigrationCause::kPrefetchPolicy;
     m.preferred = preferred >= 0 ? Processor{preferred} : Processor::none();
     m.now = t;
     if (!thrashing_->on_quiet_migration(m))
-      notify_thrashing(slot, block, policy_pages, from, requester, MigrationCause::kPrefetchPolicy, requester, t);
+      notify_thrashing(slot, block, mask_of_words(migrate, first_word, end_word) & ~faulted, from, requester,
+                       MigrationCause::kPrefetchPolicy, requester, t);
   }
   return true;
 }
