@@ -53,12 +53,14 @@ template <bool kScattered>
     // taken for: then no mask walk (the mask holds c.resident pages).
     const std::uint32_t taken_for = c.taken_for;
     if (kScattered && left == 1 && (mask_word(resident, taken_for / 64) >> (taken_for % 64) & 1)) visit(taken_for);
-    else if (evicts_sole_copies(a)) {
+    else if (left >= 4 && evicts_sole_copies(a)) {
       // Every page is a sole copy, written back: the runs are the mask's,
       // and each record is only written (mappings_for: the CPU's copy, no
-      // AccessedBy advice).
+      // AccessedBy advice). A chunk of a page or three (scattered faults'
+      // evictions) goes page by page below: fewer instructions than the
+      // word-by-word runs.
       const auto host_mapping = static_cast<ProcessorMask>(kCpuBit | a.always_mapped);
-      PageRunSum runs(run_ns_d2h_.data(), written, busy);
+      PageRunSum runs(run_ns_d2h_.data());
       PageState* const block_pages = a.pages.data() + base;
       take_page_words(resident, [&](std::uint32_t w, std::uint64_t x) __attribute__((always_inline)) {
         runs.add_word(w, x);
@@ -68,6 +70,8 @@ template <bool kScattered>
         });
       });
       runs.finish();
+      written = runs.bytes;
+      busy = runs.busy;
     } else {
       take_pages(resident, leave);
     }

@@ -14,13 +14,12 @@ namespace umsim::sim {
 
 // Sums the runs of consecutive set pages of a block's mask given a word at a
 // time, lowest first (empty words may be left out; a run may cross words):
-// `bytes` += each run's size and `busy` += run_ns[its pages]. An evicted
-// chunk's write-back feeds it the words it takes, without a branch per page.
+// bytes, each run's size, and busy, run_ns[its pages] for each run. An
+// evicted chunk's write-back feeds it the words it takes, without a branch
+// per page.
 class PageRunSum {
  public:
-  PageRunSum(const Nanos* run_ns, Bytes& bytes, Nanos& busy) : run_ns_(run_ns), bytes_(bytes), busy_(busy) {}
-  PageRunSum(const PageRunSum&) = delete;
-  PageRunSum& operator=(const PageRunSum&) = delete;
+  explicit PageRunSum(const Nanos* run_ns) : run_ns_(run_ns) {}
 
   // Word w of the mask (pages w * 64 to w * 64 + 63), after every lower word given.
   [[gnu::always_inline]] void add_word(std::uint32_t w, std::uint64_t x) {
@@ -38,19 +37,20 @@ class PageRunSum {
     }
   }
   // After the last word: the open run ends.
-  void finish() { close(); }
+  [[gnu::always_inline]] void finish() { close(); }
+
+  Bytes bytes = 0;
+  Nanos busy = 0;
 
  private:
-  void close() {
+  [[gnu::always_inline]] void close() {
     if (open_ == 0) return;
-    bytes_ += Bytes{open_} * kPageSize;
-    busy_ += run_ns_[open_];
+    bytes += Bytes{open_} * kPageSize;
+    busy += run_ns_[open_];
     open_ = 0;
   }
 
   const Nanos* run_ns_;
-  Bytes& bytes_;
-  Nanos& busy_;
   std::uint32_t open_ = 0;      // pages of the run not yet closed
   std::uint32_t open_end_ = 0;  // the page after it
 };
@@ -60,9 +60,11 @@ class PageRunSum {
 // `busy` += run_ns[its pages].
 [[gnu::always_inline]] inline void add_page_runs(const std::uint64_t* words, std::uint32_t first, std::uint32_t end,
                                                  const Nanos* run_ns, Bytes& bytes, Nanos& busy) {
-  PageRunSum runs(run_ns, bytes, busy);
+  PageRunSum runs(run_ns);
   for (std::uint32_t w = first; w < end; ++w) runs.add_word(w, words[w]);
   runs.finish();
+  bytes += runs.bytes;
+  busy += runs.busy;
 }
 // The number of runs of consecutive set pages in words [first, end) of a
 // block's mask (a run may cross words): a run starts at a set bit whose lower
