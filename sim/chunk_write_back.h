@@ -13,6 +13,10 @@
 
 namespace umsim::sim {
 
+// An evicted chunk of a page or three (scattered faults' evictions) goes page
+// by page: fewer instructions than its runs found word by word.
+inline constexpr std::uint32_t kFewestPagesByWord = 4;
+
 template <bool kScattered>
 [[gnu::always_inline]] inline void Engine::write_back_chunk(int gpu, PhysicalChunk& c, Nanos& now) {
   Allocation& a = allocs_[c.alloc];
@@ -53,12 +57,10 @@ template <bool kScattered>
     // taken for: then no mask walk (the mask holds c.resident pages).
     const std::uint32_t taken_for = c.taken_for;
     if (kScattered && left == 1 && (mask_word(resident, taken_for / 64) >> (taken_for % 64) & 1)) visit(taken_for);
-    else if (left >= 4 && evicts_sole_copies(a)) {
+    else if (left >= kFewestPagesByWord && evicts_sole_copies(a)) {
       // Every page is a sole copy, written back: the runs are the mask's,
       // and each record is only written (mappings_for: the CPU's copy, no
-      // AccessedBy advice). A chunk of a page or three (scattered faults'
-      // evictions) goes page by page below: fewer instructions than the
-      // word-by-word runs.
+      // AccessedBy advice).
       const auto host_mapping = static_cast<ProcessorMask>(kCpuBit | a.always_mapped);
       PageRunSum runs(run_ns_d2h_.data());
       PageState* const block_pages = a.pages.data() + base;
