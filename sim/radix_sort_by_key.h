@@ -8,7 +8,8 @@
 // The pass count trades passes over the entries against buckets to clear and
 // sum per pass (a batch of 256 over 9-10 bits of blocks: one pass of 512-1024
 // buckets costs less than two of 32). Short inputs go to std::sort (by the
-// whole key).
+// whole key). radix_group_by_key sorts the same way and gives the runs of
+// equal keys from its one pass's bucket counts.
 #pragma once
 
 #include <algorithm>
@@ -17,19 +18,23 @@
 
 namespace umsim::sim {
 
+namespace radix_detail {
+constexpr std::size_t kShortInput = 64;  // below it, counting 2 x 2^digit buckets per pass costs more
+constexpr int kMaxDigit = 10;            // 1,024 buckets (4 KiB on the stack)
+
+// The passes over the bits (from `from_bit` up) in which v's keys differ:
+// passes 0 where they differ in none.
+struct Plan {
+  int low = 0, digit = 0, passes = 0;
+};
+
 template <class Entry>
-void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit = 0) {
-  constexpr std::size_t kShortInput = 64;  // below it, counting 2 x 2^digit buckets per pass costs more
-  constexpr int kMaxDigit = 10;            // 1,024 buckets (4 KiB on the stack)
+Plan plan(const std::vector<Entry>& v, int from_bit) {
   const std::size_t n = v.size();
-  if (n < kShortInput) {
-    std::sort(v.begin(), v.end(), [](const Entry& x, const Entry& y) { return x.key < y.key; });
-    return;
-  }
   std::uint64_t differ = 0;
   for (const Entry& e : v) differ |= e.key ^ v.front().key;
   differ &= ~std::uint64_t{0} << from_bit;
-  if (differ == 0) return;
+  if (differ == 0) return {};
   const int low = __builtin_ctzll(differ), high = 64 - __builtin_clzll(differ);
   const int bits = high - low;
   // In quarter instructions, as callgrind counted them: about 18 per entry and
@@ -41,13 +46,34 @@ void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int f
   int passes = (bits + kMaxDigit - 1) / kMaxDigit;
   for (int p = passes + 1; p <= (bits + 7) / 8; ++p)
     if (cost(p) < cost(passes)) passes = p;
-  const int digit = (bits + passes - 1) / passes;  // at most kMaxDigit bits
-  const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
+  return {low, (bits + passes - 1) / passes, passes};  // a digit of at most kMaxDigit bits
+}
+
+// Moves n entries from `from` to `to` in order of their digit at `shift`
+// (mask: the digit's bits), stably; `start` holds the digit's counts and
+// leaves with each bucket's end.
+template <class Entry>
+void scatter(const Entry* from, Entry* to, std::size_t n, int shift, std::uint64_t mask, std::uint32_t* start) {
+  for (std::size_t i = 0; i < n; ++i) to[start[(from[i].key >> shift) & mask]++] = from[i];
+}
+}  // namespace radix_detail
+
+template <class Entry>
+void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit = 0) {
+  using namespace radix_detail;
+  const std::size_t n = v.size();
+  if (n < kShortInput) {
+    std::sort(v.begin(), v.end(), [](const Entry& x, const Entry& y) { return x.key < y.key; });
+    return;
+  }
+  const Plan p = plan(v, from_bit);
+  if (p.passes == 0) return;
+  const std::uint64_t mask = (std::uint64_t{1} << p.digit) - 1;
   scratch.resize(n);
   Entry* from = v.data();
   Entry* to = scratch.data();
   std::uint32_t start[std::size_t{1} << kMaxDigit];
-  for (int p = 0, shift = low; p < passes; ++p, shift += digit) {
+  for (int pass = 0, shift = p.low; pass < p.passes; ++pass, shift += p.digit) {
     std::fill_n(start, mask + 1, 0u);
     for (std::size_t i = 0; i < n; ++i) ++start[(from[i].key >> shift) & mask];
     std::uint32_t sum = 0;
@@ -56,10 +82,63 @@ void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int f
       start[b] = sum;
       sum += c;
     }
-    for (std::size_t i = 0; i < n; ++i) to[start[(from[i].key >> shift) & mask]++] = from[i];
+    scatter(from, to, n, shift, mask, start);
     std::swap(from, to);
   }
   if (from != v.data()) v.swap(scratch);  // an odd pass count leaves the sorted entries in scratch
+}
+
+// radix_sort_by_key(v, scratch, from_bit) where it sorts in one pass (long
+// inputs whose keys differ in at most a digit's bits from `from_bit` up),
+// which also fills `groups` with one Group{key >> from_bit, begin, end} per
+// run of entries equal there, in order. The count pass marks the buckets it
+// fills, and only those are summed and give a group: a batch of 256 faults
+// over 512 VA blocks fills about 200 of 512 buckets, and the pass over the
+// sorted entries that would find the runs (a branch at each run's end) is
+// not needed. False, having changed nothing, for other inputs (the caller
+// sorts them with radix_sort_by_key and finds the runs itself).
+template <class Entry, class Group>
+bool radix_group_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit, std::vector<Group>& groups) {
+  using namespace radix_detail;
+  const std::size_t n = v.size();
+  if (n < kShortInput) return false;
+  const Plan p = plan(v, from_bit);
+  if (p.passes > 1) return false;
+  if (p.passes == 0) {
+    groups.assign(1, Group{v.front().key >> from_bit, 0, static_cast<std::uint32_t>(n)});
+    return true;
+  }
+  const std::uint64_t mask = (std::uint64_t{1} << p.digit) - 1;
+  // A group's key: the keys' common bits (from_bit up), with the bucket's digit at `digit_at`.
+  const int digit_at = p.low - from_bit;
+  const std::uint64_t common = (v.front().key >> from_bit) & ~(mask << digit_at);
+  std::uint32_t start[std::size_t{1} << kMaxDigit];
+  std::uint64_t filled[(std::size_t{1} << kMaxDigit) / 64] = {};  // a bit per bucket
+  std::fill_n(start, mask + 1, 0u);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t b = (v[i].key >> p.low) & mask;
+    ++start[b];
+    filled[b / 64] |= std::uint64_t{1} << (b % 64);
+  }
+  // At most n groups: the vector keeps its size between calls (only a longer
+  // input's part is initialised) and is cut to the groups found.
+  groups.resize(n);
+  Group* const first = groups.data();
+  Group* out = first;
+  std::uint32_t sum = 0;
+  for (std::size_t w = 0, words = (mask + 64) / 64; w < words; ++w)
+    for (std::uint64_t x = filled[w]; x != 0; x &= x - 1) {
+      const std::uint64_t b = w * 64 + static_cast<std::uint64_t>(__builtin_ctzll(x));
+      const std::uint32_t c = start[b];
+      start[b] = sum;  // the bucket's first place in the scatter
+      *out++ = Group{common | (b << digit_at), sum, sum + c};
+      sum += c;
+    }
+  groups.resize(static_cast<std::size_t>(out - first));
+  scratch.resize(n);
+  scatter(v.data(), scratch.data(), n, p.low, mask, start);
+  v.swap(scratch);
+  return true;
 }
 
 }  // namespace umsim::sim

@@ -108,16 +108,22 @@ template <bool kScattered>
   const Processor requester = Processor::gpu(kernel_.gpu);
   Nanos& now = kernel_.now;
   if (bs.throttle_until > now) now = bs.throttle_until;
-  // A block with nothing to copy is only populated (service_block's block cost).
-  now += short_costs_.block[copied != 0] + profile_.fault_page_ns * n;
+  // A block with nothing to copy is only populated (service_block's block
+  // cost); one page's costs are summed once per run (short_costs_).
+  if constexpr (kScattered) now += short_costs_.one_page[copied];
+  else now += short_costs_.block[copied != 0] + profile_.fault_page_ns * n;
   kernel_counters_.gpu_fault_pages += n;
   if (bs.last_destination == requester.code) bs.fault_migrations += n;
   else bs.fault_migrations = n, bs.last_destination = requester.code;
   // The fault-buffer flags go, and an expired thrashing pin (as service_block clears them).
   const auto cleared =
       static_cast<std::uint8_t>(kInFaultBuffer | kFaultWrite | (bs.pin_until <= now ? kPinned : 0));
-  if (profile_.fault_migrated_page_ns != 0) now += static_cast<Nanos>(copied) * profile_.fault_migrated_page_ns;
-  if (profile_.fault_run_ns && copied) {
+  if constexpr (kScattered) {
+    if (copied) now += short_costs_.copied_extra;  // its migrated-page cost and its one run
+  } else if (profile_.fault_migrated_page_ns != 0) {
+    now += static_cast<Nanos>(copied) * profile_.fault_migrated_page_ns;
+  }
+  if (!kScattered && profile_.fault_run_ns && copied) {
     // Runs of consecutive pages with a host copy (service_block's copy_runs).
     std::uint32_t runs = 0;
     for (std::uint32_t k = 0; k < n; ++k)

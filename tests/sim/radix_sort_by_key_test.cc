@@ -63,5 +63,59 @@ TEST(RadixSortByKey, SortsByTheHighBits) {
     }
 }
 
+
+struct Group {
+  std::uint64_t key;
+  std::uint32_t begin, end;
+};
+
+// Sorting and grouping in one pass: the entries in radix_sort_by_key's
+// order, and the groups a scan of them finds; false (nothing changed) where
+// the sort takes more than one pass.
+TEST(RadixSortByKey, GroupsAsAScanOfTheSortedEntries) {
+  std::mt19937_64 rng(14);
+  std::vector<Entry> scratch;
+  std::vector<Group> groups;
+  int grouped = 0, refused = 0;
+  for (const std::size_t n : {2u, 63u, 64u, 65u, 256u, 1000u})
+    for (const int bits : {9, 10, 12, 14, 21, 33})
+      for (const std::uint64_t base : {std::uint64_t{3} << 40, std::uint64_t{5} << 20}) {
+        std::vector<Entry> v;
+        for (std::size_t i = 0; i < n; ++i) v.push_back({base | (rng() & ((std::uint64_t{1} << bits) - 1))});
+        std::vector<Entry> sorted = v;
+        radix_sort_by_key(sorted, scratch, 9);
+        const std::vector<Entry> before = v;
+        if (!radix_group_by_key(v, scratch, 9, groups)) {
+          EXPECT_EQ(keys_of(v), keys_of(before)) << "n " << n << " bits " << bits;
+          ++refused;
+          continue;
+        }
+        ++grouped;
+        EXPECT_EQ(keys_of(v), keys_of(sorted)) << "n " << n << " bits " << bits;
+        std::vector<Group> expected;
+        for (std::uint32_t b = 0; b < n;) {
+          std::uint32_t e = b + 1;
+          while (e < n && (sorted[e].key >> 9) == (sorted[b].key >> 9)) ++e;
+          expected.push_back({sorted[b].key >> 9, b, e});
+          b = e;
+        }
+        ASSERT_EQ(groups.size(), expected.size()) << "n " << n << " bits " << bits;
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+          EXPECT_EQ(groups[g].key, expected[g].key);
+          EXPECT_EQ(groups[g].begin, expected[g].begin);
+          EXPECT_EQ(groups[g].end, expected[g].end);
+        }
+      }
+  // One block: one group.
+  std::vector<Entry> one_block;
+  for (std::uint64_t i = 0; i < 100; ++i) one_block.push_back({(std::uint64_t{7} << 9) | (99 - i)});
+  ASSERT_TRUE(radix_group_by_key(one_block, scratch, 9, groups));
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].key, 7u);
+  EXPECT_EQ(groups[0].end, 100u);
+  EXPECT_GT(grouped, 10);
+  EXPECT_GT(refused, 10);
+}
+
 }  // namespace
 }  // namespace umsim::sim
