@@ -370,10 +370,15 @@ class Engine {
   // Data for `waiting` processors lands in the block at `end` (a migration
   // issued at `start`): their hits on the block wait for it.
   void note_in_flight(BlockState& bs, Nanos start, Nanos end, ProcessorMask waiting) {
+    note_block_in_flight(bs, start, end, waiting);
+    latest_ready_ = std::max(latest_ready_, end);
+  }
+  // note_in_flight for the block alone: a caller noting several blocks' data
+  // landing at one `end` raises latest_ready_ once.
+  static void note_block_in_flight(BlockState& bs, Nanos start, Nanos end, ProcessorMask waiting) {
     if (bs.ready_at <= start) bs.ready_for = 0;  // what was in flight before has landed
     bs.ready_for |= waiting;
     bs.ready_at = std::max(bs.ready_at, end);
-    latest_ready_ = std::max(latest_ready_, end);
   }
   // A hit of the current kernel waits for data in flight to its GPU.
   void wait_for_landing(const BlockState& bs) {

@@ -187,8 +187,13 @@ void Engine::service_fault_batch() {
   }
   gpu.fault_engine_free = kernel_.now;
   after_fault_copies();
+  // mark_ready for every run, with latest_ready_ raised once.
+  const Nanos end = kernel_.now;
+  const ProcessorMask waiting = kernel_bit_;
   for (const FaultRun& run : fault_runs_)
-    mark_ready(static_cast<AllocSlot>(run.block_key >> kAllocShift), run.block_key & kBlockMask, batch_start);
+    note_block_in_flight(allocs_[static_cast<AllocSlot>(run.block_key >> kAllocShift)].blocks[run.block_key & kBlockMask],
+                         batch_start, end, waiting);
+  if (!fault_runs_.empty()) latest_ready_ = std::max(latest_ready_, end);
   if (series_) series_batch_row(before, batch_start);
   note_fault_density(fault_entries_);
   fault_buffer_.clear();
