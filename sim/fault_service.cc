@@ -42,14 +42,13 @@ bool Engine::accessible(Processor requester, Processor location) const {
 // not depend on the order of its pages in the run (the short path sorts them,
 // service_block takes a mask), so the sort leaves the page bits out. A sort in
 // one pass (a full batch over a few hundred blocks of one allocation) gives
-// the runs too.
+// the runs too (radix_group_by_key).
 void Engine::group_faults() {
   const auto n = static_cast<std::uint32_t>(fault_buffer_.size());
   for (std::uint32_t e = 1; e < n; ++e)
     if ((fault_buffer_[e].key >> kBlockKeyShift) < (fault_buffer_[e - 1].key >> kBlockKeyShift)) {
       if (radix_group_by_key(fault_buffer_, fault_sort_scratch_, kBlockKeyShift, fault_runs_)) return;
-      radix_sort_by_key(fault_buffer_, fault_sort_scratch_, kBlockKeyShift);
-      break;
+      break;  // sorted: the runs are found below
     }
   fault_runs_.clear();
   for (std::uint32_t begin = 0; begin < n;) {

@@ -8,8 +8,8 @@
 // The pass count trades passes over the entries against buckets to clear and
 // sum per pass (a batch of 256 over 9-10 bits of blocks: one pass of 512-1024
 // buckets costs less than two of 32). Short inputs go to std::sort (by the
-// whole key). radix_group_by_key sorts the same way and gives the runs of
-// equal keys from its one pass's bucket counts.
+// whole key). radix_group_by_key sorts the same way and, where it takes one
+// pass, gives the runs of equal keys from that pass's bucket counts.
 #pragma once
 
 #include <algorithm>
@@ -56,18 +56,11 @@ template <class Entry>
 void scatter(const Entry* from, Entry* to, std::size_t n, int shift, std::uint64_t mask, std::uint32_t* start) {
   for (std::size_t i = 0; i < n; ++i) to[start[(from[i].key >> shift) & mask]++] = from[i];
 }
-}  // namespace radix_detail
 
+// The plan's passes (at least one) over v, a long input.
 template <class Entry>
-void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit = 0) {
-  using namespace radix_detail;
+void sort_in_passes(std::vector<Entry>& v, std::vector<Entry>& scratch, const Plan& p) {
   const std::size_t n = v.size();
-  if (n < kShortInput) {
-    std::sort(v.begin(), v.end(), [](const Entry& x, const Entry& y) { return x.key < y.key; });
-    return;
-  }
-  const Plan p = plan(v, from_bit);
-  if (p.passes == 0) return;
   const std::uint64_t mask = (std::uint64_t{1} << p.digit) - 1;
   scratch.resize(n);
   Entry* from = v.data();
@@ -88,22 +81,41 @@ void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int f
   if (from != v.data()) v.swap(scratch);  // an odd pass count leaves the sorted entries in scratch
 }
 
-// radix_sort_by_key(v, scratch, from_bit) where it sorts in one pass (long
-// inputs whose keys differ in at most a digit's bits from `from_bit` up),
-// which also fills `groups` with one Group{key >> from_bit, begin, end} per
-// run of entries equal there, in order. The count pass marks the buckets it
-// fills, and only those are summed and give a group: a batch of 256 faults
-// over 512 VA blocks fills about 200 of 512 buckets, and the pass over the
-// sorted entries that would find the runs (a branch at each run's end) is
-// not needed. False, having changed nothing, for other inputs (the caller
-// sorts them with radix_sort_by_key and finds the runs itself).
+template <class Entry>
+void sort_short(std::vector<Entry>& v) {
+  std::sort(v.begin(), v.end(), [](const Entry& x, const Entry& y) { return x.key < y.key; });
+}
+}  // namespace radix_detail
+
+template <class Entry>
+void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit = 0) {
+  using namespace radix_detail;
+  if (v.size() < kShortInput) return sort_short(v);
+  if (const Plan p = plan(v, from_bit); p.passes != 0) sort_in_passes(v, scratch, p);
+}
+
+// radix_sort_by_key(v, scratch, from_bit), which where it sorts in one pass
+// (long inputs whose keys differ in at most a digit's bits from `from_bit`
+// up) also fills `groups` with one Group{key >> from_bit, begin, end} per run
+// of entries equal there, in order, and returns true. The count pass marks
+// the buckets it fills, and only those are summed and give a group: a batch
+// of 256 faults over 512 VA blocks fills about 200 of 512 buckets, and the
+// pass over the sorted entries that would find the runs (a branch at each
+// run's end) is not needed. Elsewhere it returns false with `groups`
+// untouched (the caller finds the runs in the sorted entries).
 template <class Entry, class Group>
 bool radix_group_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit, std::vector<Group>& groups) {
   using namespace radix_detail;
   const std::size_t n = v.size();
-  if (n < kShortInput) return false;
+  if (n < kShortInput) {
+    sort_short(v);
+    return false;
+  }
   const Plan p = plan(v, from_bit);
-  if (p.passes > 1) return false;
+  if (p.passes > 1) {
+    sort_in_passes(v, scratch, p);
+    return false;
+  }
   if (p.passes == 0) {
     groups.assign(1, Group{v.front().key >> from_bit, 0, static_cast<std::uint32_t>(n)});
     return true;
