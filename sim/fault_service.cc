@@ -26,6 +26,8 @@ constexpr std::uint64_t kBlockMask = (std::uint64_t{1} << kAllocShift) - 1;
 // Blocks with up to this many faulted pages try the short path
 // (sim/short_fault_service.cc); more pages go to service_block's masks.
 constexpr std::uint32_t kShortPathPages = 16;
+// Up to this many, the short path's pages are put in order by rank (service_fault_batch).
+constexpr std::uint32_t kRankedPages = 4;
 }  // namespace
 
 bool Engine::accessible(Processor requester, Processor location) const {
@@ -169,14 +171,27 @@ void Engine::service_fault_batch() {
       service_page(slot, block, static_cast<std::uint32_t>(entries[0].key % kPagesPerBlock));
       continue;
     }
-    // A block with a few faulted pages tries the short path with its pages in address order.
+    // A block with a few faulted pages tries the short path with its pages in
+    // address order. Scattered faults give a block two to four pages in random
+    // order: each goes to its rank (the pages are unique), counted without a
+    // branch on the pages; more pages (a tile's, in order as often as not) are
+    // sorted by insertion.
     if (unique <= kShortPathPages) {
       std::uint32_t pages[kShortPathPages];
-      for (std::uint32_t n = 0; n < unique; ++n) {
-        const auto i = static_cast<std::uint32_t>(entries[n].key % kPagesPerBlock);
-        std::uint32_t k = n;
-        for (; k > 0 && pages[k - 1] > i; --k) pages[k] = pages[k - 1];
-        pages[k] = i;
+      auto page_of = [&](std::uint32_t n) { return static_cast<std::uint32_t>(entries[n].key % kPagesPerBlock); };
+      if (unique <= kRankedPages) {
+        for (std::uint32_t n = 0; n < unique; ++n) {
+          std::uint32_t rank = 0;
+          for (std::uint32_t m = 0; m < unique; ++m) rank += page_of(m) < page_of(n);
+          pages[rank] = page_of(n);
+        }
+      } else {
+        for (std::uint32_t n = 0; n < unique; ++n) {
+          const std::uint32_t i = page_of(n);
+          std::uint32_t k = n;
+          for (; k > 0 && pages[k - 1] > i; --k) pages[k] = pages[k - 1];
+          pages[k] = i;
+        }
       }
       if (service_short(slot, block, pages, unique)) continue;
     }
