@@ -202,7 +202,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     words_before[0] = 0;
     for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
       words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
-    if (!std::has_single_bit(leaves)) return levels;
+    if ((leaves & (leaves - 1)) != 0) return levels;  // not a power of two (std::has_single_bit calls libgcc here)
     // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
     // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
     const std::uint32_t resident = words_before[PageWords::kWords];
