@@ -173,6 +173,12 @@ class DriverThrashing final : public sim::ThrashingPolicy {
 
  private:
   BlockState& block(sim::AllocSlot alloc, std::uint64_t index) {
+    if (alloc < blocks_.size() && index < blocks_[alloc].size()) return blocks_[alloc][index];
+    return grown_block(alloc, index);
+  }
+  // block()'s rare case, out of line: the resizes would otherwise make every
+  // call of on_quiet_migration (twice a fault service) save and restore registers.
+  [[gnu::noinline]] BlockState& grown_block(sim::AllocSlot alloc, std::uint64_t index) {
     if (blocks_.size() <= alloc) blocks_.resize(alloc + 1);
     auto& v = blocks_[alloc];
     if (v.size() <= index) v.resize(index + 1);
