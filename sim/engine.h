@@ -525,8 +525,8 @@ class Engine {
   // several chunks must not evict one it filled; a single page need not).
   std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold = true);
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
-  // evict_chunk's and release_chunk's bodies, in line in chunk_for (migration.cc):
-  // a call each per fault of a replay that evicts on every fault.
+  // evict_chunk's and release_chunk's bodies, the first calling the second in line
+  // (chunk_for's eviction is its own: the policy hears it with the take, on_chunk_replaced).
   inline void evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now);
   // sim/chunk_write_back.h: an evicted chunk's resident pages leave the GPU
   // (sole copies written back); the chunk stays allocated, with none resident.
@@ -567,6 +567,17 @@ class Engine {
     } else {
       eviction_->on_chunk_freed(c);
     }
+  }
+  // A victim's slot released and taken again at once for `incoming` (chunk_for on a full GPU).
+  void chunk_replaced(const ChunkInfo& evicted, const ChunkInfo& incoming, Nanos now) {
+    if (!eviction_order_[incoming.gpu]) return eviction_->on_chunk_replaced(evicted, incoming, now);
+    chunk_released(evicted, /*evicted=*/true, now);
+    chunk_allocated(incoming, now);
+  }
+  // chunk_for's busy mark: the chunk is not evicted until clear_busy_chunks.
+  void hold_chunk(int gpu, PhysicalChunk& c) {
+    c.busy = true;
+    busy_chunks_.emplace_back(gpu, c.slot);
   }
   std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const {
     const SlotList* const order = eviction_order_[gpu];

@@ -17,6 +17,11 @@
 //                       driver keeps such "unused" root chunks on a list evicted first.
 //   on_chunk_evicted:   the slot was released because the policy chose it as a
 //                       victim (its data was written back). Default: on_chunk_freed.
+//   on_chunk_replaced:  a victim's slot was released and at once taken again for
+//                       an incoming chunk (a full GPU hands the slot it frees to
+//                       the chunk it was freed for). Default: on_chunk_evicted
+//                       (evicted), then on_chunk_allocated (incoming); a policy
+//                       may do both in one step.
 //   on_chunk_freed:     the slot was released because its allocation was freed
 //                       (and, unless on_chunk_evicted is overridden, after eviction).
 //   upcoming_victims:   optional hint, never binding: the slots choose_victim would
@@ -129,6 +134,11 @@ class EvictionPolicy : public PolicyHooks {
                                           Nanos /*now*/) {}
   virtual void on_chunk_evicted(const ChunkInfo& chunk, Nanos /*now*/) { on_chunk_freed(chunk); }
   virtual void on_chunk_freed(const ChunkInfo& chunk) = 0;
+  // `evicted.slot == incoming.slot`; see the call timing above.
+  virtual void on_chunk_replaced(const ChunkInfo& evicted, const ChunkInfo& incoming, Nanos now) {
+    on_chunk_evicted(evicted, now);
+    on_chunk_allocated(incoming, now);
+  }
   virtual std::uint32_t choose_victim(int gpu, Nanos now) = 0;
   virtual std::uint32_t choose_victim_for(const IncomingChunk& incoming, Nanos now) {
     return choose_victim(incoming.gpu, now);

@@ -147,30 +147,39 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
   }
   // A replay that evicts at every chunk it needs, in line.
   if (replaces_first_chunk(gpu)) return s = replace_first_chunk(gpu, slot, page, now, hold);
-  while (!mem.has_free()) {
-    if (mem.pinned() + busy_chunks_.size() >= mem.capacity())
-      throw SimulationError(fmt::format(
-          "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
-          "so nothing can be evicted to place managed data (raise --gpu-mem)",
-          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
-    const std::uint32_t victim =
-        choose_victim(IncomingChunk{gpu, slot, (page >> chunk_shift_) << chunk_shift_}, now);
-    if (victim == kNoVictim || !mem.evictable(victim))
-      throw SimulationError(fmt::format(
-          "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
-          "and the eviction policy {}",
-          gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size(),
-          victim == kNoVictim ? std::string("found no victim")
-                              : fmt::format("chose slot {}, which is not evictable", victim)));
-    evict_chunk_in_line(gpu, victim, now);
-  }
   const std::uint64_t first = (page >> chunk_shift_) << chunk_shift_;
-  s = mem.take(slot, first, /*pinned=*/false);
-  if (hold) {
-    mem.chunk(s).busy = true;
-    busy_chunks_.emplace_back(gpu, s);
+  if (mem.has_free()) {
+    s = mem.take(slot, first, /*pinned=*/false);
+    if (hold) hold_chunk(gpu, mem.chunk(s));
+    chunk_allocated(ChunkInfo{gpu, s, slot, first}, now);
+    return s;
   }
-  chunk_allocated(ChunkInfo{gpu, s, slot, first}, now);
+  if (mem.pinned() + busy_chunks_.size() >= mem.capacity())
+    throw SimulationError(fmt::format(
+        "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
+        "so nothing can be evicted to place managed data (raise --gpu-mem)",
+        gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
+  const std::uint32_t victim = choose_victim(IncomingChunk{gpu, slot, first}, now);
+  if (victim == kNoVictim || !mem.evictable(victim))
+    throw SimulationError(fmt::format(
+        "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
+        "and the eviction policy {}",
+        gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size(),
+        victim == kNoVictim ? std::string("found no victim")
+                            : fmt::format("chose slot {}, which is not evictable", victim)));
+  // The victim is written back, released and taken again for `page`: a full
+  // memory's free list is empty, so take would return the slot just released.
+  // The policy hears both in one call (on_chunk_replaced).
+  PhysicalChunk& c = mem.chunk(victim);
+  write_back_chunk(gpu, c, now);
+  const ChunkInfo evicted{gpu, victim, c.alloc, c.first_page};
+  Allocation& va = allocs_[c.alloc];
+  if (!va.chunk_slot.empty()) va.chunk_slot[static_cast<std::size_t>(gpu)][c.first_page >> chunk_shift_] = kNoSlot;
+  mem.retake(c, slot, first);
+  s = victim;
+  if (hold) hold_chunk(gpu, c);
+  chunk_replaced(evicted, ChunkInfo{gpu, victim, slot, first}, now);
+  if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
   return s;
 }
 

@@ -35,6 +35,10 @@ class FifoEviction final : public sim::EvictionPolicy {
     slots_.push_back(c.gpu, n, has_resident_pages ? kUsed : kUnused);
   }
   void on_chunk_freed(const sim::ChunkInfo& c) override { slots_.unlink(c.gpu, slots_.node(c.gpu, c.slot)); }
+  // The freed slot's node, taken again, goes to the used tail: unlinked and appended in one step.
+  void on_chunk_replaced(const sim::ChunkInfo&, const sim::ChunkInfo& incoming, sim::Nanos now) override {
+    on_chunk_allocated(incoming, now);
+  }
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {
     // A chunk on the unused list whose block became resident again without the engine
     // reporting it goes back to the used tail first, as the driver's block_mark_memory_used.

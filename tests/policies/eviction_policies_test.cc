@@ -78,6 +78,30 @@ TEST(FifoEviction, SkipsChunksThatAreNotEvictableAndKeepsGpusApart) {
   EXPECT_EQ(p->choose_victim(0, 0), kNoVictim);  // only the pinned chunk is left
 }
 
+// A victim's slot taken again at once for the incoming chunk (chunk_for on a full
+// GPU): the same order as on_chunk_evicted then on_chunk_allocated, from either
+// of FIFO's lists (its own hook) and for a policy with the default hook (LRU).
+TEST(EvictionHooks, ReplacedIsEvictedThenAllocated) {
+  for (const char* spec : {"fifo", "fifo:unused_first=false", "lru"}) {
+    auto fused = attached(spec, 4), apart = attached(spec, 4);
+    for (auto* p : {fused.get(), apart.get()}) {
+      for (std::uint32_t s : {0u, 1u, 2u, 3u}) p->on_chunk_allocated(chunk(s), 0);
+      p->on_chunk_residency_changed(chunk(2), false, 0);  // FIFO's unused list: [2]
+    }
+    for (std::uint32_t round = 0; round < 6; ++round) {
+      const std::uint32_t victim = apart->choose_victim(0, 0);
+      ASSERT_EQ(fused->choose_victim(0, 0), victim) << spec << " round " << round;
+      const sim::ChunkInfo incoming = chunk(victim, 0, 512 * (4 + round));
+      apart->on_chunk_evicted(chunk(victim), 0);
+      apart->on_chunk_allocated(incoming, 0);
+      fused->on_chunk_replaced(chunk(victim), incoming, 0);
+    }
+    std::uint32_t a[2] = {}, f[2] = {};
+    EXPECT_EQ(fused->upcoming_victims(0, f), apart->upcoming_victims(0, a)) << spec;
+    EXPECT_EQ(std::vector<std::uint32_t>(f, f + 2), std::vector<std::uint32_t>(a, a + 2)) << spec;
+  }
+}
+
 TEST(LruEviction, EvictsTheLeastRecentlyAccessed) {
   auto p = attached("lru", 4);
   EXPECT_TRUE(p->wants_access_callbacks());
