@@ -21,7 +21,9 @@
 //                       an incoming chunk (a full GPU hands the slot it frees to
 //                       the chunk it was freed for). Default: on_chunk_evicted
 //                       (evicted), then on_chunk_allocated (incoming); a policy
-//                       may do both in one step.
+//                       may do both in one step. The slot already holds the
+//                       incoming chunk when it is called (read the evicted
+//                       chunk's owner from `evicted`, not from the context).
 //   on_chunk_freed:     the slot was released because its allocation was freed
 //                       (and, unless on_chunk_evicted is overridden, after eviction).
 //   upcoming_victims:   optional hint, never binding: the slots choose_victim would
