@@ -524,10 +524,9 @@ class Engine {
   // none; `hold`: marked busy until clear_busy_chunks (an operation that fills
   // several chunks must not evict one it filled; a single page need not).
   std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold = true);
+  // chunk_for on a full GPU evicts without it: the victim's slot is taken again
+  // at once and the policy hears both in one call (on_chunk_replaced).
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);
-  // evict_chunk's and release_chunk's bodies, the first calling the second in line
-  // (chunk_for's eviction is its own: the policy hears it with the take, on_chunk_replaced).
-  inline void evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now);
   // sim/chunk_write_back.h: an evicted chunk's resident pages leave the GPU
   // (sole copies written back); the chunk stays allocated, with none resident.
   // kScattered: evicted for a fault that was its block's only one, where the
@@ -541,7 +540,8 @@ class Engine {
   bool evicts_sole_copies(const Allocation& a) const {
     return !decide_callbacks_ && !(a.read_mostly_advised && vendor_.read_mostly_duplicates) && !a.accessed_by_advised;
   }
-  inline void release_chunk_in_line(int gpu, std::uint32_t slot, bool evicted, Nanos now);
+  // The chunk's allocation no longer maps its region to it (chunk_slot).
+  void forget_chunk_slot(int gpu, const PhysicalChunk& c);
   // The eviction policy's chunk hooks, kept in line in its eviction order where
   // it gave one (EvictionPolicy::eviction_order), else its virtual calls.
   std::uint32_t choose_victim(const IncomingChunk& incoming, Nanos now) {

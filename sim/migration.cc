@@ -88,18 +88,18 @@ Nanos Engine::issue_copies(std::vector<CopyBatch>& batches, Nanos ready, Bytes* 
 }
 
 void Engine::release_chunk(int gpu, std::uint32_t s, bool evicted, Nanos now) {
-  release_chunk_in_line(gpu, s, evicted, now);
-}
-
-[[gnu::always_inline]] inline void Engine::release_chunk_in_line(int gpu, std::uint32_t s, bool evicted, Nanos now) {
   GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   PhysicalChunk& c = mem.chunk(s);
   if (!c.pinned) {
     chunk_released(ChunkInfo{gpu, s, c.alloc, c.first_page}, evicted, now);
   }
+  forget_chunk_slot(gpu, c);
+  mem.release(s);
+}
+
+void Engine::forget_chunk_slot(int gpu, const PhysicalChunk& c) {
   Allocation& a = allocs_[c.alloc];
   if (!a.chunk_slot.empty()) a.chunk_slot[static_cast<std::size_t>(gpu)][c.first_page >> chunk_shift_] = kNoSlot;
-  mem.release(s);
 }
 
 void Engine::drop_copy(Allocation& a, std::uint64_t page, Processor p) {
@@ -127,11 +127,9 @@ void Engine::clear_busy_chunks() {
   busy_chunks_.clear();
 }
 
-void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) { evict_chunk_in_line(gpu, victim, now); }
-
-[[gnu::always_inline]] inline void Engine::evict_chunk_in_line(int gpu, std::uint32_t victim, Nanos& now) {
+void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   write_back_chunk(gpu, gpus_[static_cast<std::size_t>(gpu)].memory.chunk(victim), now);
-  release_chunk_in_line(gpu, victim, /*evicted=*/true, now);
+  release_chunk(gpu, victim, /*evicted=*/true, now);
   // Only where the page records outgrow the CPU's caches, as the replay
   // loop's look-ahead (below that it costs more than it saves).
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
@@ -173,8 +171,7 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
   PhysicalChunk& c = mem.chunk(victim);
   write_back_chunk(gpu, c, now);
   const ChunkInfo evicted{gpu, victim, c.alloc, c.first_page};
-  Allocation& va = allocs_[c.alloc];
-  if (!va.chunk_slot.empty()) va.chunk_slot[static_cast<std::size_t>(gpu)][c.first_page >> chunk_shift_] = kNoSlot;
+  forget_chunk_slot(gpu, c);
   mem.retake(c, slot, first);
   s = victim;
   if (hold) hold_chunk(gpu, c);
