@@ -14,7 +14,8 @@
 # then measures its own host speed with traces/probe/host_mode.umt (results in
 # hw_host/, hw2_host/; hip_backend/per_process_sims.sh) (suite2: the two-GPU
 # suite, on a two-GPU machine; diag: every trace of the folder
-# $UMSIM_DIAG_TRACES three times, for a diagnostic's own fit, results in diag/).
+# $UMSIM_DIAG_TRACES three times, for a diagnostic's own fit, results in diag/,
+# with every UM counter record in diag/NAME.rN.csv).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -153,13 +154,15 @@ for step in "$@"; do
       done
       ;;
     diag)
-      # A diagnostic's traces (a folder kept beside its results), three processes each.
+      # A diagnostic's traces (a folder kept beside its results), three processes each,
+      # every UM counter record kept (--um-records) for the fault service's structure.
       dir=${UMSIM_DIAG_TRACES:?diag needs UMSIM_DIAG_TRACES, a folder of traces}
       mkdir -p "$res/diag"
       for rep in 1 2 3; do
         for t in "$dir"/*.umt; do
           name=$(basename "$t" .umt)
-          timeout 60 "$bin" replay "$t" --json "$res/diag/$name.r$rep.json" >>"$res/logs/diag.log" 2>&1
+          timeout 60 "$bin" replay "$t" --json "$res/diag/$name.r$rep.json" --um-records "$res/diag/$name.r$rep.csv" \
+            >>"$res/logs/diag.log" 2>&1
           log "diag $name rep $rep exit $?"
         done
       done

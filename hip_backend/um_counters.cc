@@ -40,6 +40,33 @@ struct BatchCounter {
   }
 };
 
+// The kernel a record is counted in (attribute()'s rule), or -1: the first
+// kernel whose window holds its start on the record's GPU; explicit prefetches
+// belong to no kernel.
+std::ptrdiff_t kernel_of(const UmRecord& r, const std::vector<Window>& kernels) {
+  const bool explicit_prefetch = (r.kind == UmKind::kBytesH2D || r.kind == UmKind::kBytesD2H) &&
+                                 static_cast<MigrationCause>(r.flags) == MigrationCause::kUser;
+  if (explicit_prefetch) return -1;
+  for (std::size_t k = 0; k < kernels.size(); ++k)
+    if (kernels[k].contains(r.start) && (r.device < 0 || kernels[k].device < 0 || kernels[k].device == r.device))
+      return static_cast<std::ptrdiff_t>(k);
+  return -1;
+}
+
+const char* kind_name(UmKind kind) {
+  switch (kind) {
+    case UmKind::kBytesH2D: return "h2d";
+    case UmKind::kBytesD2H: return "d2h";
+    case UmKind::kCpuPageFault: return "cpu_fault";
+    case UmKind::kGpuPageFault: return "gpu_fault";
+    case UmKind::kThrashing: return "thrashing";
+    case UmKind::kThrottling: return "throttling";
+    case UmKind::kRemoteMap: return "remote_map";
+    case UmKind::kBytesD2D: return "d2d";
+  }
+  return "unknown";
+}
+
 }  // namespace
 
 std::int32_t device_of_record(UmKind kind, std::uint32_t src_id, std::uint32_t dst_id) {
@@ -73,15 +100,10 @@ Attributed attribute(const std::vector<UmRecord>& records, const std::vector<Win
         phase_batches[p].add(r);
         break;
       }
-    const bool explicit_prefetch = (r.kind == UmKind::kBytesH2D || r.kind == UmKind::kBytesD2H) &&
-                                   static_cast<MigrationCause>(r.flags) == MigrationCause::kUser;
-    if (explicit_prefetch) continue;
-    for (std::size_t k = 0; k < kernels.size(); ++k)
-      if (kernels[k].contains(r.start) && (r.device < 0 || kernels[k].device < 0 || kernels[k].device == r.device)) {
-        add(out.kernels[k], r);
-        kernel_batches[k].add(r);
-        break;
-      }
+    if (const std::ptrdiff_t k = kernel_of(r, kernels); k >= 0) {
+      add(out.kernels[k], r);
+      kernel_batches[k].add(r);
+    }
   }
   out.total.fault_batches = total_batches.replays.size();
   for (std::size_t k = 0; k < kernels.size(); ++k) out.kernels[k].fault_batches = kernel_batches[k].replays.size();
@@ -114,6 +136,30 @@ nlohmann::ordered_json fault_record_summary(const std::vector<UmRecord>& records
   j["mean_transfer_bytes"] = transfers ? transfer_bytes / transfers : 0;
   j["largest_transfer_bytes"] = largest;
   return j;
+}
+
+std::string um_records_csv(const std::vector<UmRecord>& records, const std::vector<Window>& kernels) {
+  std::vector<const UmRecord*> order;
+  order.reserve(records.size());
+  for (const auto& r : records) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(), [](const UmRecord* a, const UmRecord* b) { return a->start < b->start; });
+  std::uint64_t zero = records.empty() ? 0 : order.front()->start;
+  if (!kernels.empty()) {
+    zero = kernels.front().start;
+    for (const auto& k : kernels) zero = std::min(zero, k.start);
+  }
+  const auto relative = [zero](std::uint64_t t) {
+    return t == 0 ? std::string() : std::to_string(static_cast<std::int64_t>(t - zero));
+  };
+  std::string out = "kind,start_ns,end_ns,value,flags,address,device,kernel\n";
+  for (std::size_t k = 0; k < kernels.size(); ++k)
+    out += "kernel_window," + relative(kernels[k].start) + "," + relative(kernels[k].end) + ",0,0,0," +
+           std::to_string(kernels[k].device) + "," + std::to_string(k) + "\n";
+  for (const UmRecord* r : order)
+    out += std::string(kind_name(r->kind)) + "," + relative(r->start) + "," + relative(r->end) + "," +
+           std::to_string(r->value) + "," + std::to_string(r->flags) + "," + std::to_string(r->address) + "," +
+           std::to_string(r->device) + "," + std::to_string(kernel_of(*r, kernels)) + "\n";
+  return out;
 }
 
 }  // namespace umsim::hip

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -77,5 +78,12 @@ Attributed attribute(const std::vector<UmRecord>& records, const std::vector<Win
 
 // Summary of the raw fault records for the hardware section of a result.
 nlohmann::ordered_json fault_record_summary(const std::vector<UmRecord>& records);
+
+// Every record as one CSV line, in start-time order, for diagnostics of the
+// fault service's structure (`umsim-hip replay --um-records`): kind, start and
+// end (ns, counter clock, relative to the first kernel window's start), value,
+// flags, address, the record's GPU and the kernel whose window holds its start
+// (-1 for none; attribute()'s rule, the first kernel on the record's GPU).
+std::string um_records_csv(const std::vector<UmRecord>& records, const std::vector<Window>& kernels);
 
 }  // namespace umsim::hip

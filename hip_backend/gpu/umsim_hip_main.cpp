@@ -1,7 +1,7 @@
 // umsim-hip: replays umsim traces on a real GPU and calibrates hardware profiles.
 //
 //   umsim-hip replay TRACE [--json OUT] [--safe-fraction F] [--no-counters]
-//                    [--host-probe PROBE.umt --host-probe-json PROBE_OUT]
+//                    [--host-probe PROBE.umt --host-probe-json PROBE_OUT] [--um-records CSV]
 //   umsim-hip calibrate --out profiles/NAME.toml [--raw FILE] [--quick]
 //   umsim-hip fit --raw FILE --out profiles/NAME.toml
 //   umsim-hip record -o OUT.umt -- PROGRAM ARGS...   (hip_backend/recorder/)
@@ -38,13 +38,15 @@ using namespace umsim::hip;
 const char* kUsage =
     "usage:\n"
     "  umsim-hip replay TRACE [--json OUT] [--safe-fraction F] [--no-counters]\n"
-    "                  [--host-probe PROBE.umt --host-probe-json PROBE_OUT]\n"
+    "                  [--host-probe PROBE.umt --host-probe-json PROBE_OUT] [--um-records CSV]\n"
     "      Replays TRACE on GPU 0.. with the real runtime API and writes the same JSON\n"
     "      schema as `umsim replay` (producer \"umsim-hip\"). Refuses traces whose managed\n"
     "      footprint exceeds F (default 0.5, at most 0.5) of the GPU's free memory.\n"
     "      --host-probe replays PROBE.umt in the same process right after TRACE's timed\n"
     "      pass (one pass, no counters) and writes its result to PROBE_OUT: the host's\n"
     "      speed differs from one process to the next; this measures the one TRACE ran in.\n"
+    "      --um-records writes every UM counter record of the counting pass to CSV, one\n"
+    "      line each with the kernel it is counted in (the fault service's structure).\n"
     "  umsim-hip calibrate --out PROFILE.toml [--raw RAW.json] [--quick]\n"
     "      Measures the profile's parameters, writes the raw measurements (default\n"
     "      profiles/raw/NAME/calibration.json) and updates PROFILE.toml's values in place.\n"
@@ -55,7 +57,7 @@ const char* kUsage =
 
 struct Args {
   std::vector<std::string> positional;
-  std::string json, out, raw, host_probe, host_probe_json;
+  std::string json, out, raw, host_probe, host_probe_json, um_records;
   double safe_fraction = kDefaultSafeFraction;
   bool counters = true, quick = false, help = false;
 };
@@ -73,6 +75,7 @@ Args parse(int argc, char** argv) {
     else if (s == "--raw") a.raw = value();
     else if (s == "--host-probe") a.host_probe = value();
     else if (s == "--host-probe-json") a.host_probe_json = value();
+    else if (s == "--um-records") a.um_records = value();
     else if (s == "--safe-fraction") a.safe_fraction = std::stod(value());
     else if (s == "--no-counters") a.counters = false;
     else if (s == "--quick") a.quick = true;
@@ -134,7 +137,7 @@ void check_outputs(const Args& a) {
   std::vector<std::string> inputs = {a.positional[0]};
   if (!a.host_probe.empty()) inputs.push_back(a.host_probe);
   std::vector<std::string> outputs;
-  for (const auto& o : {a.json, a.host_probe_json})
+  for (const auto& o : {a.json, a.host_probe_json, a.um_records})
     if (!o.empty()) outputs.push_back(o);
   namespace fs = std::filesystem;
   auto same = [](const std::string& x, const std::string& y) {
@@ -144,14 +147,17 @@ void check_outputs(const Args& a) {
   for (const auto& o : outputs)
     for (const auto& i : inputs)
       if (same(o, i)) throw std::runtime_error("output " + o + " is the input " + i + " (refused: it would be overwritten)");
-  if (outputs.size() == 2 && same(outputs[0], outputs[1]))
-    throw std::runtime_error("--json and --host-probe-json name the same file " + outputs[0]);
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = i + 1; j < outputs.size(); ++j)
+      if (same(outputs[i], outputs[j])) throw std::runtime_error("two outputs name the same file " + outputs[i]);
 }
 
 int replay(const Args& a) {
   if (a.positional.size() != 1) throw std::runtime_error("replay needs exactly one TRACE\n" + std::string(kUsage));
   if (a.host_probe.empty() != a.host_probe_json.empty())
     throw std::runtime_error("--host-probe and --host-probe-json go together (the probe trace and where its result goes)");
+  if (!a.um_records.empty() && !a.counters)
+    throw std::runtime_error("--um-records needs the counting pass (drop --no-counters)");
   check_outputs(a);
   const Plan plan = read_plan(a.positional[0]);
   // Read (and check) the probe before the GPU work, so a bad probe costs nothing.
@@ -176,6 +182,14 @@ int replay(const Args& a) {
   print_summary(r);
   if (!a.json.empty()) write_file(a.json, to_json(r).dump(2) + "\n");
   if (probe_result) write_file(a.host_probe_json, to_json(*probe_result).dump(2) + "\n");
+  if (!a.um_records.empty()) {
+    if (!m.counters_available)
+      std::fprintf(stderr, "umsim-hip: warning: no UM counter records on this machine; %s holds kernel windows only\n",
+                   a.um_records.c_str());
+    std::vector<Window> windows;
+    for (const auto& k : m.kernels) windows.push_back(k.counter_window);
+    write_file(a.um_records, um_records_csv(m.records, windows));
+  }
   return 0;
 }
 

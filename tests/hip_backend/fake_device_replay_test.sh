@@ -61,7 +61,21 @@ grep -qF "is the input keep.umt (refused" err.txt || fail "--host-probe-json nam
 "$umsim_hip" replay small.umt --json r.json --host-probe keep.umt --host-probe-json ./r.json >out.txt 2>err.txt
 status=$?
 [[ $status -eq 1 ]] || fail "the two outputs the same: exit $status, expected 1"
-grep -qF "umsim-hip: --json and --host-probe-json name the same file r.json" err.txt || fail "the two outputs the same: $(cat err.txt)"
+grep -qF "umsim-hip: two outputs name the same file r.json" err.txt || fail "the two outputs the same: $(cat err.txt)"
+"$umsim_hip" replay small.umt --json r.json --um-records ./r.json >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--um-records naming --json's file: exit $status, expected 1"
+grep -qF "umsim-hip: two outputs name the same file r.json" err.txt || fail "--um-records naming --json's file: $(cat err.txt)"
+"$umsim_hip" replay keep.umt --um-records keep.umt >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--um-records naming the trace: exit $status, expected 1"
+grep -qF "is the input keep.umt (refused" err.txt || fail "--um-records naming the trace: $(cat err.txt)"
+cmp -s small.umt keep.umt || fail "--um-records naming the trace: the trace was changed"
+"$umsim_hip" replay small.umt --no-counters --um-records u.csv >out.txt 2>err.txt
+status=$?
+[[ $status -eq 1 ]] || fail "--um-records without counters: exit $status, expected 1"
+grep -qF "umsim-hip: --um-records needs the counting pass (drop --no-counters)" err.txt || fail "--um-records without counters: $(cat err.txt)"
+grep -q "Malloc" err.txt && fail "--um-records without counters: allocated before refusing: $(cat err.txt)"
 "$umsim_hip" replay small.umt --json r.json --host-probe bad_probe.umt --host-probe-json p.json >out.txt 2>err.txt
 status=$?
 [[ $status -eq 1 ]] || fail "bad probe trace: exit $status, expected 1"

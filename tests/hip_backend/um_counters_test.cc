@@ -108,5 +108,22 @@ TEST(UmCountersTest, SummarisesFaultRecords) {
   EXPECT_EQ(j["largest_transfer_bytes"], 100);
 }
 
+TEST(UmCountersTest, ListsRecordsAsCsvInStartOrderWithTheirKernel) {
+  std::vector<UmRecord> records = {rec(UmKind::kBytesH2D, 65536, 1150, 1180, MigrationCause::kPrefetch),
+                                   rec(UmKind::kGpuPageFault, 2, 1110, 1150),
+                                   rec(UmKind::kBytesH2D, 1 << 20, 1120, 1130, MigrationCause::kUser),
+                                   rec(UmKind::kCpuPageFault, 7, 900)};
+  records[1].address = 4096;
+  records[1].device = 0;
+  const std::vector<Window> kernels = {{1100, 1200, 0}};
+  EXPECT_EQ(um_records_csv(records, kernels),
+            "kind,start_ns,end_ns,value,flags,address,device,kernel\n"
+            "kernel_window,0,100,0,0,0,0,0\n"
+            "cpu_fault,-200,,7,2,0,-1,-1\n"      // before the kernel, no end
+            "gpu_fault,10,50,2,2,4096,0,0\n"
+            "h2d,20,30,1048576,1,0,-1,-1\n"       // an explicit prefetch belongs to no kernel
+            "h2d,50,80,65536,3,0,-1,0\n");
+}
+
 }  // namespace
 }  // namespace umsim::hip
