@@ -41,10 +41,9 @@ struct PageWords {
 
   bool test(std::uint32_t page) const { return (w[page >> 6] >> (page & 63)) & 1u; }
   void set(std::uint32_t page) { w[page >> 6] |= std::uint64_t{1} << (page & 63); }
-  bool none() const {
-    std::uint64_t any = 0;
-    for (auto x : w) any |= x;
-    return any == 0;
+  bool none() const {  // in a tree of ORs (a loop takes twice the instructions)
+    static_assert(kWords == 8);
+    return ((w[0] | w[1]) | (w[2] | w[3]) | ((w[4] | w[5]) | (w[6] | w[7]))) == 0;
   }
   std::uint32_t count() const {
     std::uint32_t n = 0;

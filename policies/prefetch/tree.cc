@@ -43,6 +43,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     const auto big = p.get_bytes("big_page");
     if (big < sim::kPageSize || big > sim::kBlockSize || !std::has_single_bit(big))
       throw PolicyError("prefetch policy 'tree': big_page must be a power of two from 4KiB to 2MiB");
+    sim::PageRanges first_big_page;
+    add_highest_over_grown(0, sim::kPagesPerBlock, 0, big_page_pages_, first_big_page);
+    empty_block_span_ = first_big_page.count != 0 ? first_big_page.range[0].end : 0;
   }
 
   // A few faulted pages, nothing excluded or thrashing, no preferred
@@ -79,18 +82,50 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   bool prefetch_one(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
     const std::uint32_t leaves = r.pages_in_block, page = r.faulted[0];
     if (page >= leaves) return true;
+    const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
+    const std::uint32_t grown_first = page < whole_end ? page & ~(big_page_pages_ - 1) : whole_end;
+    const std::uint32_t grown_end = page < whole_end ? grown_first + big_page_pages_ : leaves;
     PageWords tree = PageWords::of(r.resident_on_destination);
     tree.truncate(leaves);
-    const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
-    if (page < whole_end) tree.fill(page & ~(big_page_pages_ - 1), (page & ~(big_page_pages_ - 1)) + big_page_pages_);
-    else tree.fill(whole_end, leaves);
-    std::uint32_t words_before[PageWords::kWords + 1], first = 0, end = 0;
-    for (std::uint32_t level = count_words(tree, leaves, words_before); level-- > 0;)
-      if (qualifies(tree, words_before, page, level, leaves, first, end)) {
-        out.add(first, end);
-        break;
+    if (tree.none()) {
+      // Mostly nothing of the block is on the destination (its chunk is taken
+      // for this fault); in a whole block the winning level is then the same
+      // for every page.
+      if (leaves != sim::kPagesPerBlock) {
+        add_highest_over_grown(page, leaves, grown_first, grown_end, out);
+      } else if (empty_block_span_ != 0) {
+        const std::uint32_t f = page & ~(empty_block_span_ - 1);
+        out.add(f, f + empty_block_span_);
       }
+      return true;
+    }
+    tree.fill(grown_first, grown_end);
+    std::uint32_t words_before[PageWords::kWords + 1];
+    add_highest(page, leaves, count_words(tree, words_before), TreeCount{tree, words_before}, out);
     return true;
+  }
+
+  // Adds the highest node above `page` that qualifies (if any) where nothing
+  // of the block is on the destination but the grown pages [grown_first,
+  // grown_end), around `page`: a node's count is its overlap with them.
+  void add_highest_over_grown(std::uint32_t page, std::uint32_t leaves, std::uint32_t grown_first,
+                              std::uint32_t grown_end, sim::PageRanges& out) const {
+    add_highest(page, leaves, grown_end - grown_first, [&](std::uint32_t f, std::uint32_t span) {
+      return std::min(f + span, grown_end) - std::max(f, grown_first);
+    }, out);
+  }
+
+  // Adds the highest node above `page` that qualifies, if any, in a tree of
+  // `resident` pages whose nodes node_count(first, span) counts.
+  template <typename NodeCount>
+  void add_highest(std::uint32_t page, std::uint32_t leaves, std::uint32_t resident, const NodeCount& node_count,
+                   sim::PageRanges& out) const {
+    std::uint32_t first = 0, end = 0;
+    for (std::uint32_t level = widest_level(resident, leaves); level-- > 0;)
+      if (qualifies(page, level, leaves, node_count, first, end)) {
+        out.add(first, end);
+        return;
+      }
   }
 
   void prefetch(const sim::PrefetchRequest& r, sim::PageMask& out) override {
@@ -165,7 +200,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
                  std::uint32_t first_word, std::uint32_t end_word, OnRegion&& on_region) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
     std::uint32_t words_before[PageWords::kWords + 1];
-    const std::uint32_t top = count_words(tree, leaves, words_before);
+    const std::uint32_t top = widest_level(count_words(tree, words_before), leaves);
+    const TreeCount count{tree, words_before};
     const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
     std::uint32_t last_big_page = ~0u;
     bool stop = false;  // set once a region reaches the block's end
@@ -174,13 +210,13 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       if (big_page == last_big_page) return;  // same upper walk, already filled
       std::uint32_t best_first = 0, best_end = 0;
       for (std::uint32_t level = top; level-- > std::min(big_level, levels);) {
-        if (qualifies(tree, words_before, page, level, leaves, best_first, best_end)) break;
+        if (qualifies(page, level, leaves, count, best_first, best_end)) break;
       }
       if (best_end != 0) {
         last_big_page = big_page;
       } else {
         for (std::uint32_t level = std::min(big_level, levels); level-- > 0;)
-          if (qualifies(tree, words_before, page, level, leaves, best_first, best_end)) break;
+          if (qualifies(page, level, leaves, count, best_first, best_end)) break;
       }
       if (best_end == 0) return;  // no node qualifies
       on_region(best_first, best_end);
@@ -193,37 +229,46 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
 
   // Counts of the tree's words before each word (words_before[0..kWords]),
   // once: a node of 64 pages and more is the difference of two of them
-  // instead of a count of its words for every seed. Returns the level above
-  // the widest one that can qualify: no node holds more than the block's
-  // resident pages, so where no node is clipped (a power-of-two block),
-  // levels too wide for them to pass the threshold are not walked.
-  std::uint32_t count_words(const PageWords& tree, std::uint32_t leaves, std::uint32_t* words_before) const {
-    const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
+  // instead of a count of its words for every seed. Returns the tree's count.
+  static std::uint32_t count_words(const PageWords& tree, std::uint32_t* words_before) {
     words_before[0] = 0;
     for (std::uint32_t i = 0; i < PageWords::kWords; ++i)  // most words of a sparse block are empty
       words_before[i + 1] = words_before[i] + (tree.w[i] != 0 ? popcount64(tree.w[i]) : 0);
+    return words_before[PageWords::kWords];
+  }
+
+  // The level above the widest one that can qualify: no node holds more than
+  // the tree's `resident` pages, so where no node is clipped (a power-of-two
+  // block), levels too wide for them to pass the threshold are not walked.
+  std::uint32_t widest_level(std::uint32_t resident, std::uint32_t leaves) const {
+    const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
     if ((leaves & (leaves - 1)) != 0) return levels;  // not a power of two (std::has_single_bit calls libgcc here)
     // The widest level whose span 2^(top-1) has span * threshold < resident * 100,
     // i.e. span <= (resident * 100 - 1) / threshold: that quotient's bit width.
-    const std::uint32_t resident = words_before[PageWords::kWords];
     return resident == 0 ? 0 : std::min<std::uint32_t>(levels, std::bit_width((resident * 100 - 1) / threshold_));
   }
 
-  // Whether the node at `level` above `page` qualifies; if so it is stored in [first, end).
-  bool qualifies(const PageWords& tree, const std::uint32_t* words_before, std::uint32_t page, std::uint32_t level,
-                 std::uint32_t leaves, std::uint32_t& first, std::uint32_t& end) const {
+  // A node's resident count in a tree with no page past the block's end: a
+  // node the end clips counts as its whole span, of under 64 pages a slice
+  // of one word, of more whole words (the difference of two words_before).
+  struct TreeCount {
+    const PageWords& tree;
+    const std::uint32_t* words_before;
+    std::uint32_t operator()(std::uint32_t f, std::uint32_t span) const {
+      return span >= 64 ? words_before[(f + span) >> 6] - words_before[f >> 6]
+                        : popcount64((tree.w[f >> 6] >> (f & 63)) & ((std::uint64_t{1} << span) - 1));
+    }
+  };
+
+  // Whether the node at `level` above `page` qualifies, its resident pages
+  // counted by node_count(first, span); if so it is stored in [first, end).
+  template <typename NodeCount>
+  bool qualifies(std::uint32_t page, std::uint32_t level, std::uint32_t leaves, const NodeCount& node_count,
+                 std::uint32_t& first, std::uint32_t& end) const {
     const std::uint32_t span = 1u << level;
     const std::uint32_t f = page & ~(span - 1);
     const std::uint32_t e = std::min(f + span, leaves);
-    std::uint32_t resident = 0;
-    if (span >= 64) {  // whole words (f is word-aligned), then a partial last word of a short block
-      const std::uint32_t full_end = e & ~63u;
-      if (full_end > f) resident = words_before[full_end >> 6] - words_before[f >> 6];
-      if (full_end < e) resident += tree.count(full_end, e);
-    } else {
-      resident = tree.count(f, e);
-    }
-    if (resident * 100 <= (e - f) * threshold_) return false;
+    if (node_count(f, span) * 100 <= (e - f) * threshold_) return false;
     first = f;
     end = e;
     return true;
@@ -261,6 +306,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   std::uint32_t threshold_;
   std::uint32_t min_faults_;
   std::uint32_t big_page_pages_;
+  // The node prefetch_one adds in a whole block with nothing on the
+  // destination, as a span (0: none): the same for every faulted page.
+  std::uint32_t empty_block_span_ = 0;
 };
 
 }  // namespace
