@@ -64,7 +64,7 @@ struct QuietFaultRequest {
 
 // Pages [first, end) of a block, and up to kMaxQuietFaults of them.
 struct PageRange {
-  std::uint32_t first = 0, end = 0;
+  std::uint32_t first, end;  // not cleared: a PageRanges is made per fault service and read up to its count
 };
 struct PageRanges {
   PageRange range[kMaxQuietFaults];
