@@ -54,6 +54,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   remote_access_callbacks_ = migration_ && migration_->wants_remote_access_callbacks();
   short_path_ = short_path_applies();
   quiet_pages_ = quiet_pages_apply();
+  quiet_repeats_ignored_ = thrashing_ && thrashing_->ignores_quiet_repeats();
 
   gpu_memory_ = options_.gpu_memory ? options_.gpu_memory : profile_.gpu_memory;
   access_unit_shift_ = static_cast<unsigned>(std::countr_zero(profile_.gpu_access_unit));

@@ -750,6 +750,7 @@ class Engine {
   bool lone_faults_ = false;  // lone_faults_apply()
   bool lone_pages_ = false;   // lone_pages_apply()
   bool quiet_pages_ = false;  // quiet_pages_apply()
+  bool quiet_repeats_ignored_ = false;  // ThrashingPolicy::ignores_quiet_repeats
   std::uint32_t prefetch_beyond_budget_ = 0;  // blocks per serviced block (0: not asked)
   PrefetchRequest beyond_request_;            // scratch of service_block when the budget is non-zero
   std::vector<BlockPages> beyond_blocks_;     // scratch of prefetch_beyond

@@ -129,9 +129,9 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   kernel_counters_.bytes_prefetched += Bytes{host_policy_pages} * kPageSize;
   if (!thrashing_) return true;
   BlockMigration m{slot, block, from, requester, MigrationCause::kFault, Processor::none(), t};
-  if (!thrashing_->on_quiet_migration(m))
-    notify_thrashing(slot, block, faulted, from, requester, MigrationCause::kFault, requester, t);
-  if (any_policy != 0) {
+  const bool accepted = thrashing_->on_quiet_migration(m);
+  if (!accepted) notify_thrashing(slot, block, faulted, from, requester, MigrationCause::kFault, requester, t);
+  if (any_policy != 0 && !(accepted && quiet_repeats_ignored_)) {
     const std::int8_t preferred = block_pages[first_policy_page].preferred;
     m.cause = MigrationCause::kPrefetchPolicy;
     m.preferred = preferred >= 0 ? Processor{preferred} : Processor::none();

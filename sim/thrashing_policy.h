@@ -80,6 +80,12 @@ class ThrashingPolicy : public PolicyHooks {
   // response and no page detected, whatever the pages were; false, having
   // changed nothing, where it needs on_migration with the pages.
   virtual bool on_quiet_migration(const BlockMigration& /*migration*/) { return false; }
+  // True where on_quiet_migration, having accepted a migration, would accept
+  // another of the same block to the same processor at the same time (the
+  // prefetched pages after the faulted ones), whatever its cause and
+  // preferred location, and change nothing: the engine then leaves out that
+  // call. Read once at start-up.
+  virtual bool ignores_quiet_repeats() const { return false; }
   // True for a policy that never responds and never reports a page (`none`):
   // the engine then runs as with no thrashing policy (the fault service's
   // short paths apply). Read once at start-up.

@@ -140,6 +140,10 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     note_last_migration(b, m.to, stamp);
     return true;
   }
+  // A repeat finds the block as the accepted migration left it, last gone to
+  // the same processor at the same stamp: not potential thrashing, and its
+  // note writes the same values.
+  bool ignores_quiet_repeats() const override { return true; }
 
   sim::ThrashingResponse on_fault(const sim::FaultNotice& n) override {
     if (n.alloc >= blocks_.size() || n.block >= blocks_[n.alloc].size()) return {};
@@ -177,7 +181,7 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     return grown_block(alloc, index);
   }
   // block()'s rare case, out of line: the resizes would otherwise make every
-  // call of on_quiet_migration (twice a fault service) save and restore registers.
+  // call of on_quiet_migration (one or two a fault service) save and restore registers.
   [[gnu::noinline]] BlockState& grown_block(sim::AllocSlot alloc, std::uint64_t index) {
     if (blocks_.size() <= alloc) blocks_.resize(alloc + 1);
     auto& v = blocks_[alloc];
