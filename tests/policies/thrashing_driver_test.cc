@@ -223,6 +223,32 @@ TEST(DriverThrashing, QuietBlocksAndQuietMigrations) {
   EXPECT_TRUE(thrashing_now(*q).test(0));
 }
 
+// ignores_quiet_repeats: after an accepted quiet migration, the prefetched
+// pages' (same block, processor and time) leave the policy as it was: a ping-
+// pong history with and without the repeats ends in the same state.
+TEST(DriverThrashing, QuietRepeatsChangeNothing) {
+  auto once = make<sim::ThrashingPolicy>("driver");
+  auto twice = make<sim::ThrashingPolicy>("driver");
+  EXPECT_TRUE(twice->ignores_quiet_repeats());
+  for (int i = 0; i < 6; ++i) {
+    const sim::Processor to = i % 2 == 0 ? kGpu : kCpu, from = i % 2 == 0 ? kCpu : kGpu;
+    const sim::MigrationNotice n = move(pages({0}), from, to, i * 100 * kUs);
+    const sim::BlockMigration m{0, 0, from, to, sim::MigrationCause::kFault, sim::Processor::none(), n.now};
+    if (!once->on_quiet_migration(m)) once->on_migration(n);
+    if (!twice->on_quiet_migration(m)) {
+      twice->on_migration(n);
+      continue;
+    }
+    sim::BlockMigration repeat = m;
+    repeat.cause = sim::MigrationCause::kPrefetchPolicy;
+    repeat.preferred = kGpu;
+    EXPECT_TRUE(twice->on_quiet_migration(repeat));
+  }
+  EXPECT_EQ(thrashing_now(*once), thrashing_now(*twice));
+  EXPECT_EQ(once->quiet_block(0, 0), twice->quiet_block(0, 0));
+  EXPECT_TRUE(thrashing_now(*once).test(0));
+}
+
 // Only the moved pages that thrash are reported; other pages of the block are untouched.
 TEST(DriverThrashing, PerPageState) {
   auto p = make<sim::ThrashingPolicy>("driver");
