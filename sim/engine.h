@@ -464,9 +464,12 @@ class Engine {
   // The same pass for the batch's runs (fault_runs_) from `r` on while each
   // is one page that it takes (service_page's result), in one call; returns
   // the first run it did not service. Only where lone_pages_apply().
-  bool lone_pages_apply() const;  // the short path, the eviction order kept in line, 4 KiB chunks
+  bool lone_pages_apply() const;  // the short path, the eviction order kept in line, 4 KiB or 2 MiB chunks
+  std::size_t service_lone_runs(std::size_t r);
+  template <bool kBlockChunks>  // 2 MiB chunks
   std::size_t service_lone_runs(std::size_t r);
   // `victim`: the chunk to replace where memory is full (first_chunk_to_replace), else null.
+  template <bool kBlockChunks>
   inline Nanos service_page_in_one_pass(Allocation& a, AllocSlot slot, std::uint64_t page, std::uint32_t& chunk_slot,
                                         PhysicalChunk* victim, Nanos now);
   // quiet_block_service.cc: service_block for `n` faulted pages of a block
@@ -609,11 +612,16 @@ class Engine {
   inline bool replaces_first_chunk(int gpu) const;
   template <bool kScattered = false>  // as write_back_chunk's
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
+  template <bool kScattered = false>
+  inline void replace_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline PhysicalChunk* first_chunk_to_replace(int gpu);
   inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);
   inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
                                  Counters& cnt);
+  inline void evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now, Counters& cnt);
+  // write_back_chunk<true>, out of line: replace_chunk's chunks of several pages.
+  [[gnu::noinline]] void write_back_scattered_chunk(int gpu, PhysicalChunk& c, Nanos& now);
   template <bool kScattered = false>
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now, bool hold);
   // `evicted`: the eviction policy chose it (on_chunk_evicted); otherwise its allocation was freed.

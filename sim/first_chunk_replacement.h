@@ -50,6 +50,30 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   return c.slot;
 }
 
+// An evicted chunk's only resident page, `vp` of `va`, goes back to host
+// memory, written back if it is the sole copy (write_back_chunk's result for
+// a chunk of one page, without its runs).
+[[gnu::always_inline]] inline void Engine::evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now,
+                                                           Counters& cnt) {
+  const auto gi = static_cast<std::size_t>(gpu);
+  const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
+  PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
+  const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
+  set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));
+  PageState& st = va.pages[vp];
+  const bool sole = st.copies == gbit;
+  st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
+  st.mapped = mappings_for(va, st);
+  st.flags &= static_cast<std::uint8_t>(~kPinned);
+  now += profile_.eviction_chunk_ns;
+  if (sole) {
+    now = std::max(now, gpus_[gi].d2h.schedule(copy_client_, now, short_costs_.page_d2h));
+    cnt.bytes_d2h += kPageSize;
+    cnt.bytes_evicted += kPageSize;
+  }
+  ++cnt.evictions;
+}
+
 // replace_first_page_chunk with the order's first chunk `c` at hand and the
 // scope's counters given (the caller knows which).
 [[gnu::always_inline]] inline void Engine::replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot,
@@ -60,24 +84,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   const std::uint32_t victim = c.slot;
   Allocation& va = allocs_[c.alloc];
   const std::uint64_t vp = c.first_page;
-  if (c.resident) {  // its one page goes back to host memory, written back if it is the sole copy
-    const ProcessorMask gbit = processor_bit(Processor::gpu(gpu));
-    PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
-    const auto i = static_cast<std::uint32_t>(vp % kPagesPerBlock);
-    set_mask_word(resident, i / 64, mask_word(resident, i / 64) & ~(std::uint64_t{1} << (i % 64)));
-    PageState& st = va.pages[vp];
-    const bool sole = st.copies == gbit;
-    st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
-    st.mapped = mappings_for(va, st);
-    st.flags &= static_cast<std::uint8_t>(~kPinned);
-    now += profile_.eviction_chunk_ns;
-    if (sole) {
-      now = std::max(now, g.d2h.schedule(copy_client_, now, short_costs_.page_d2h));
-      cnt.bytes_d2h += kPageSize;
-      cnt.bytes_evicted += kPageSize;
-    }
-    ++cnt.evictions;
-  }
+  if (c.resident) evict_only_page(gpu, va, vp, now, cnt);
   va.chunk_slot[gi][vp] = kNoSlot;
   g.memory.retake(c, slot, page);
   order.move_to_back(victim);
@@ -116,20 +123,40 @@ template <bool kScattered>
 [[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,
                                                                       Nanos& now) {
   if (pages_per_chunk_ == 1) return replace_first_page_chunk(gpu, slot, page, now);
+  const std::uint32_t victim = eviction_order_[gpu]->front();
+  replace_chunk<kScattered>(gpu, gpus_[static_cast<std::size_t>(gpu)].memory.chunk(victim), slot, page, now);
+  return victim;
+}
+
+// replace_first_chunk's work at chunks of more than a page, with the order's
+// first chunk `c` at hand (lone_fault.cc's 2 MiB pass looked it up).
+template <bool kScattered>
+[[gnu::always_inline]] inline void Engine::replace_chunk(int gpu, PhysicalChunk& c, AllocSlot slot,
+                                                         std::uint64_t page, Nanos& now) {
   const auto gi = static_cast<std::size_t>(gpu);
   GpuState& g = gpus_[gi];
   SlotList& order = *eviction_order_[gpu];
-  const std::uint32_t victim = order.front();
-  PhysicalChunk& c = g.memory.chunk(victim);
+  const std::uint32_t victim = c.slot;
   const std::uint64_t vp = c.first_page;
   Allocation& va = allocs_[c.alloc];
-  write_back_chunk<kScattered>(gpu, c, now);
+  if constexpr (kScattered) {
+    // Where faults are scattered the chunk most often holds one page, the one
+    // it was taken for (the mask holds c.resident pages); other chunks are
+    // written back out of line, which keeps this path's registers free.
+    const std::uint32_t i = c.taken_for;
+    const PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
+    if (c.resident == 1 && pages_per_chunk_ == kPagesPerBlock && (mask_word(resident, i / 64) >> (i % 64) & 1))
+      evict_only_page(gpu, va, vp + i, now, counters());
+    else
+      write_back_scattered_chunk(gpu, c, now);
+  } else {
+    write_back_chunk(gpu, c, now);
+  }
   va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
   g.memory.retake(c, slot, (page >> chunk_shift_) << chunk_shift_);
   if constexpr (kScattered) c.taken_for = static_cast<std::uint16_t>(page % kPagesPerBlock);  // others keep a stale one
   order.move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
-  return victim;
 }
 
 // replace_first_chunk where `hold` asks chunk_for's busy mark too (a block's

@@ -1,16 +1,18 @@
 // A single-page GPU fault serviced in one pass, where the short path applies
-// (no prefetch, thrashing or migration policy of its own), the eviction
-// policy gave its order to the engine (LRU, FIFO) and chunks are 4 KiB: a
-// cache simulation's every miss. Two callers: the replay loop's miss where
-// faults are serviced one at a time (a batch of one, as under the `ideal`
-// profile: lone_fault), and a batch's pages that are each the only faulted
-// page of their VA block (scattered faults under a batching profile:
-// service_lone_runs). The general path (single_page_fault,
-// gpu_access_slow, service_single_fault or service_fault_batch, service_page,
-// move_host_pages, chunk_for, evict_chunk, release_chunk) gives the same
-// result through several calls and the checks of cases that cannot arise
-// here; each caller checks those cases first and changes nothing where one
-// holds, so that the general path takes the page.
+// (no prefetch, thrashing or migration policy of its own) and the eviction
+// policy gave its order to the engine (LRU, FIFO). Two callers: the replay
+// loop's miss where faults are serviced one at a time (a batch of one, as
+// under the `ideal` profile: lone_fault, 4 KiB chunks: a cache simulation's
+// every miss), and a batch's pages that are each the only faulted page of
+// their VA block (scattered faults under a batching profile:
+// service_lone_runs, 4 KiB or 2 MiB chunks; at 2 MiB the page's block may
+// have its chunk already, holding other pages). The general path
+// (single_page_fault, gpu_access_slow, service_single_fault or
+// service_fault_batch, service_page, move_host_pages, chunk_for,
+// evict_chunk, release_chunk) gives the same result through several calls
+// and the checks of cases that cannot arise here; each caller checks those
+// cases first and changes nothing where one holds, so that the general path
+// takes the page.
 #include <algorithm>
 
 #include "sim/engine.h"
@@ -19,20 +21,25 @@
 
 namespace umsim::sim {
 
+void Engine::write_back_scattered_chunk(int gpu, PhysicalChunk& c, Nanos& now) { write_back_chunk<true>(gpu, c, now); }
+
 bool Engine::lone_pages_apply() const {
-  return short_path_ && pages_per_chunk_ == 1 && eviction_order_[0] != nullptr;
+  return short_path_ && (pages_per_chunk_ == 1 || pages_per_chunk_ == kPagesPerBlock) && eviction_order_[0] != nullptr;
 }
 
 bool Engine::lone_faults_apply() const {
-  return lone_pages_apply() && batch_limit_ <= 1 && vendor_.gpu_faults_migrate;
+  return lone_pages_apply() && pages_per_chunk_ == 1 && batch_limit_ <= 1 && vendor_.gpu_faults_migrate;
 }
 
 // try_service_short and move_host_pages for the one faulted page of its
 // block, from `now`; returns when the page has landed. The caller checked
 // that the page is unadvised and nowhere but in host memory (or nowhere
-// yet), has no chunk (`chunk_slot`), that no chunk is held busy and, when
-// memory is full, found the order's first chunk to replace (`victim`), and
-// that the kernel is open (counters() is kernel_counters_).
+// yet), that no chunk is held busy, that the kernel is open (counters() is
+// kernel_counters_) and, where the page's region has no chunk
+// (`chunk_slot`) and memory is full, found the order's first chunk to
+// replace (`victim`). kBlockChunks: chunks are 2 MiB, and the region (the
+// page's block) may have its chunk; at 4 KiB it has none.
+template <bool kBlockChunks>
 [[gnu::always_inline]] inline Nanos Engine::service_page_in_one_pass(Allocation& a, AllocSlot slot,
                                                                      std::uint64_t page, std::uint32_t& chunk_slot,
                                                                      PhysicalChunk* victim, Nanos now) {
@@ -58,11 +65,14 @@ bool Engine::lone_faults_apply() const {
   Nanos t = now;
   const ProcessorMask gbit = processor_bit(requester);
   if (victim) {
-    replace_page_chunk(g, *victim, slot, page, t, kernel_counters_);
+    if constexpr (kBlockChunks) replace_chunk<true>(g, *victim, slot, page, t);
+    else replace_page_chunk(g, *victim, slot, page, t, kernel_counters_);
     chunk_slot = victim->slot;
+  } else if (kBlockChunks && chunk_slot != kNoSlot) {
+    victim = &gpu.memory.chunk(chunk_slot);  // the block's chunk, taken for another of its pages
   } else {
     SlotList& order = *eviction_order_[gi];
-    chunk_slot = gpu.memory.take(slot, page, /*pinned=*/false);
+    chunk_slot = gpu.memory.take(slot, kBlockChunks ? block * kPagesPerBlock : page, /*pinned=*/false);
     if (order.contains(chunk_slot)) order.erase(chunk_slot);
     order.push_back(chunk_slot);
     victim = &gpu.memory.chunk(chunk_slot);
@@ -72,7 +82,13 @@ bool Engine::lone_faults_apply() const {
   if (!copied) a.mark_populated(page);
   st.copies = gbit;
   st.mapped = static_cast<ProcessorMask>(gbit | a.always_mapped);  // mappings_for of an unadvised page
-  c.resident = 1;  // a fresh chunk: no residency change to report
+  if constexpr (kBlockChunks) {
+    // A chunk whose pages all left without its eviction has the policy told it holds some again.
+    if (c.resident++ == 0 && !c.fresh)
+      eviction_->on_chunk_residency_changed(ChunkInfo{g, chunk_slot, slot, c.first_page}, true, t);
+  } else {
+    c.resident = 1;  // a fresh chunk: no residency change to report
+  }
   c.fresh = false;
   PageMask& resident = a.gpu_resident[gi][block];
   set_mask_word(resident, i / 64, mask_word(resident, i / 64) | std::uint64_t{1} << (i % 64));
@@ -113,7 +129,8 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   // service_single_fault: the batch of this one page.
   const Nanos batch_start = start_fault_batch(gpu);
   ++kernel_counters_.fault_batches;
-  kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, victim, batch_start + profile_.fault_batch_ns);
+  kernel_.now =
+      service_page_in_one_pass<false>(a, slot, page, chunk_slot, victim, batch_start + profile_.fault_batch_ns);
 
   // service_single_fault's end: the fault engine is free, the page lands.
   gpu.fault_engine_free = kernel_.now;
@@ -124,10 +141,15 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
 }
 
 std::size_t Engine::service_lone_runs(std::size_t r) {
+  if (!kernel_.open || !busy_chunks_.empty()) return r;  // the pass counts into kernel_counters_, holds no chunk
+  return pages_per_chunk_ == 1 ? service_lone_runs<false>(r) : service_lone_runs<true>(r);
+}
+
+template <bool kBlockChunks>
+std::size_t Engine::service_lone_runs(std::size_t r) {
   const int g = kernel_.gpu;
   const auto gi = static_cast<std::size_t>(g);
   const GpuMemory& mem = gpus_[gi].memory;
-  if (!kernel_.open) return r;  // the pass counts into kernel_counters_
   for (; r < fault_runs_.size(); ++r) {
     const FaultRun& run = fault_runs_[r];
     if (run.end - run.begin != 1) break;
@@ -136,14 +158,17 @@ std::size_t Engine::service_lone_runs(std::size_t r) {
     const std::uint64_t page = entry.page();
     Allocation& a = allocs_[slot];
     const PageState& st = a.pages[page];
-    std::uint32_t& chunk_slot = a.chunk_slot[gi][page];  // a chunk is a page
+    std::uint32_t& chunk_slot = a.chunk_slot[gi][kBlockChunks ? page / kPagesPerBlock : page];
     // try_service_short's page check, and chunk_for's cases that take the
     // page's chunk as service_page_in_one_pass does.
-    if (st.advised() || (st.copies != 0 && st.copies != kCpuBit) || chunk_slot != kNoSlot || !busy_chunks_.empty())
-      break;
+    if (st.advised() || (st.copies != 0 && st.copies != kCpuBit)) break;
     PhysicalChunk* victim = nullptr;
-    if (!mem.has_free() && !(victim = first_chunk_to_replace(g))) break;
-    kernel_.now = service_page_in_one_pass(a, slot, page, chunk_slot, victim, kernel_.now);
+    if (chunk_slot != kNoSlot) {
+      if (!kBlockChunks) break;  // a 4 KiB chunk of a page not on the GPU
+    } else if (!mem.has_free() && !(victim = first_chunk_to_replace(g))) {
+      break;
+    }
+    kernel_.now = service_page_in_one_pass<kBlockChunks>(a, slot, page, chunk_slot, victim, kernel_.now);
   }
   return r;
 }
