@@ -470,8 +470,8 @@ class Engine {
   std::size_t service_lone_runs(std::size_t r);
   // `victim`: the chunk to replace where memory is full (first_chunk_to_replace), else null.
   template <bool kBlockChunks>
-  inline Nanos service_page_in_one_pass(Allocation& a, AllocSlot slot, std::uint64_t page, std::uint32_t& chunk_slot,
-                                        PhysicalChunk* victim, Nanos now);
+  inline Nanos service_page_in_one_pass(int g, Allocation& a, AllocSlot slot, std::uint64_t page,
+                                        std::uint32_t& chunk_slot, PhysicalChunk* victim, Nanos now);
   // quiet_block_service.cc: service_block for `n` faulted pages of a block
   // (ascending, unique, 1..kMaxQuietFaults) where the prefetch and thrashing
   // policies give their common answers without masks; false, having changed
@@ -613,7 +613,8 @@ class Engine {
   template <bool kScattered = false>  // as write_back_chunk's
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   template <bool kScattered = false>
-  inline void replace_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now);
+  inline void replace_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
+                            Counters& cnt);
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline PhysicalChunk* first_chunk_to_replace(int gpu);
   inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);

@@ -124,15 +124,17 @@ template <bool kScattered>
                                                                       Nanos& now) {
   if (pages_per_chunk_ == 1) return replace_first_page_chunk(gpu, slot, page, now);
   const std::uint32_t victim = eviction_order_[gpu]->front();
-  replace_chunk<kScattered>(gpu, gpus_[static_cast<std::size_t>(gpu)].memory.chunk(victim), slot, page, now);
+  replace_chunk<kScattered>(gpu, gpus_[static_cast<std::size_t>(gpu)].memory.chunk(victim), slot, page, now,
+                            counters());
   return victim;
 }
 
 // replace_first_chunk's work at chunks of more than a page, with the order's
-// first chunk `c` at hand (lone_fault.cc's 2 MiB pass looked it up).
+// first chunk `c` at hand (lone_fault.cc's 2 MiB pass looked it up) and the
+// scope's counters given.
 template <bool kScattered>
 [[gnu::always_inline]] inline void Engine::replace_chunk(int gpu, PhysicalChunk& c, AllocSlot slot,
-                                                         std::uint64_t page, Nanos& now) {
+                                                         std::uint64_t page, Nanos& now, Counters& cnt) {
   const auto gi = static_cast<std::size_t>(gpu);
   GpuState& g = gpus_[gi];
   SlotList& order = *eviction_order_[gpu];
@@ -146,7 +148,7 @@ template <bool kScattered>
     const std::uint32_t i = c.taken_for;
     const PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
     if (c.resident == 1 && pages_per_chunk_ == kPagesPerBlock && (mask_word(resident, i / 64) >> (i % 64) & 1))
-      evict_only_page(gpu, va, vp + i, now, counters());
+      evict_only_page(gpu, va, vp + i, now, cnt);
     else
       write_back_scattered_chunk(gpu, c, now);
   } else {

@@ -32,7 +32,7 @@ bool Engine::lone_faults_apply() const {
 }
 
 // try_service_short and move_host_pages for the one faulted page of its
-// block, from `now`; returns when the page has landed. The caller checked
+// block on the kernel's GPU `g`, from `now`; returns when the page has landed. The caller checked
 // that the page is unadvised and nowhere but in host memory (or nowhere
 // yet), that no chunk is held busy, that the kernel is open (counters() is
 // kernel_counters_) and, where the page's region has no chunk
@@ -40,10 +40,9 @@ bool Engine::lone_faults_apply() const {
 // replace (`victim`). kBlockChunks: chunks are 2 MiB, and the region (the
 // page's block) may have its chunk; at 4 KiB it has none.
 template <bool kBlockChunks>
-[[gnu::always_inline]] inline Nanos Engine::service_page_in_one_pass(Allocation& a, AllocSlot slot,
+[[gnu::always_inline]] inline Nanos Engine::service_page_in_one_pass(int g, Allocation& a, AllocSlot slot,
                                                                      std::uint64_t page, std::uint32_t& chunk_slot,
                                                                      PhysicalChunk* victim, Nanos now) {
-  const int g = kernel_.gpu;
   const auto gi = static_cast<std::size_t>(g);
   PageState& st = a.pages[page];
   GpuState& gpu = gpus_[gi];
@@ -65,7 +64,7 @@ template <bool kBlockChunks>
   Nanos t = now;
   const ProcessorMask gbit = processor_bit(requester);
   if (victim) {
-    if constexpr (kBlockChunks) replace_chunk<true>(g, *victim, slot, page, t);
+    if constexpr (kBlockChunks) replace_chunk<true>(g, *victim, slot, page, t, kernel_counters_);
     else replace_page_chunk(g, *victim, slot, page, t, kernel_counters_);
     chunk_slot = victim->slot;
   } else if (kBlockChunks && chunk_slot != kNoSlot) {
@@ -130,7 +129,7 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   const Nanos batch_start = start_fault_batch(gpu);
   ++kernel_counters_.fault_batches;
   kernel_.now =
-      service_page_in_one_pass<false>(a, slot, page, chunk_slot, victim, batch_start + profile_.fault_batch_ns);
+      service_page_in_one_pass<false>(g, a, slot, page, chunk_slot, victim, batch_start + profile_.fault_batch_ns);
 
   // service_single_fault's end: the fault engine is free, the page lands.
   gpu.fault_engine_free = kernel_.now;
@@ -168,7 +167,7 @@ std::size_t Engine::service_lone_runs(std::size_t r) {
     } else if (!mem.has_free() && !(victim = first_chunk_to_replace(g))) {
       break;
     }
-    kernel_.now = service_page_in_one_pass<kBlockChunks>(a, slot, page, chunk_slot, victim, kernel_.now);
+    kernel_.now = service_page_in_one_pass<kBlockChunks>(g, a, slot, page, chunk_slot, victim, kernel_.now);
   }
   return r;
 }
