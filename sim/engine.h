@@ -612,9 +612,8 @@ class Engine {
   inline bool replaces_first_chunk(int gpu) const;
   template <bool kScattered = false>  // as write_back_chunk's
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
-  template <bool kScattered = false>
-  inline void replace_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
-                            Counters& cnt);
+  inline void replace_block_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
+                                  Counters& cnt);
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline PhysicalChunk* first_chunk_to_replace(int gpu);
   inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);

@@ -123,41 +123,41 @@ template <bool kScattered>
 [[gnu::always_inline]] inline std::uint32_t Engine::replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page,
                                                                       Nanos& now) {
   if (pages_per_chunk_ == 1) return replace_first_page_chunk(gpu, slot, page, now);
-  const std::uint32_t victim = eviction_order_[gpu]->front();
-  replace_chunk<kScattered>(gpu, gpus_[static_cast<std::size_t>(gpu)].memory.chunk(victim), slot, page, now,
-                            counters());
-  return victim;
-}
-
-// replace_first_chunk's work at chunks of more than a page, with the order's
-// first chunk `c` at hand (lone_fault.cc's 2 MiB pass looked it up) and the
-// scope's counters given.
-template <bool kScattered>
-[[gnu::always_inline]] inline void Engine::replace_chunk(int gpu, PhysicalChunk& c, AllocSlot slot,
-                                                         std::uint64_t page, Nanos& now, Counters& cnt) {
   const auto gi = static_cast<std::size_t>(gpu);
   GpuState& g = gpus_[gi];
   SlotList& order = *eviction_order_[gpu];
-  const std::uint32_t victim = c.slot;
+  const std::uint32_t victim = order.front();
+  PhysicalChunk& c = g.memory.chunk(victim);
   const std::uint64_t vp = c.first_page;
   Allocation& va = allocs_[c.alloc];
-  if constexpr (kScattered) {
-    // Where faults are scattered the chunk most often holds one page, the one
-    // it was taken for (the mask holds c.resident pages); other chunks are
-    // written back out of line, which keeps this path's registers free.
-    const std::uint32_t i = c.taken_for;
-    const PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
-    if (c.resident == 1 && pages_per_chunk_ == kPagesPerBlock && (mask_word(resident, i / 64) >> (i % 64) & 1))
-      evict_only_page(gpu, va, vp + i, now, cnt);
-    else
-      write_back_scattered_chunk(gpu, c, now);
-  } else {
-    write_back_chunk(gpu, c, now);
-  }
+  write_back_chunk<kScattered>(gpu, c, now);
   va.chunk_slot[gi][vp >> chunk_shift_] = kNoSlot;
   g.memory.retake(c, slot, (page >> chunk_shift_) << chunk_shift_);
   if constexpr (kScattered) c.taken_for = static_cast<std::uint16_t>(page % kPagesPerBlock);  // others keep a stale one
   order.move_to_back(victim);
+  if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
+  return victim;
+}
+
+// replace_first_chunk<true> at 2 MiB chunks with the order's first chunk `c`
+// at hand (lone_fault.cc's pass looked it up) and the pass's counters given.
+// The chunk most often holds one page, the one it was taken for (the mask
+// holds c.resident pages): that page leaves as a 4 KiB chunk's does; other
+// chunks are written back out of line, which keeps the pass's registers free.
+[[gnu::always_inline]] inline void Engine::replace_block_chunk(int gpu, PhysicalChunk& c, AllocSlot slot,
+                                                               std::uint64_t page, Nanos& now, Counters& cnt) {
+  const auto gi = static_cast<std::size_t>(gpu);
+  const std::uint32_t victim = c.slot;
+  const std::uint64_t vp = c.first_page;
+  Allocation& va = allocs_[c.alloc];
+  const std::uint32_t i = c.taken_for;
+  const PageMask& resident = va.gpu_resident[gi][vp / kPagesPerBlock];
+  if (c.resident == 1 && (mask_word(resident, i / 64) >> (i % 64) & 1)) evict_only_page(gpu, va, vp + i, now, cnt);
+  else write_back_scattered_chunk(gpu, c, now);
+  va.chunk_slot[gi][vp / kPagesPerBlock] = kNoSlot;
+  gpus_[gi].memory.retake(c, slot, page / kPagesPerBlock * kPagesPerBlock);
+  c.taken_for = static_cast<std::uint16_t>(page % kPagesPerBlock);
+  eviction_order_[gpu]->move_to_back(victim);
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
 }
 

@@ -64,7 +64,7 @@ template <bool kBlockChunks>
   Nanos t = now;
   const ProcessorMask gbit = processor_bit(requester);
   if (victim) {
-    if constexpr (kBlockChunks) replace_chunk<true>(g, *victim, slot, page, t, kernel_counters_);
+    if constexpr (kBlockChunks) replace_block_chunk(g, *victim, slot, page, t, kernel_counters_);
     else replace_page_chunk(g, *victim, slot, page, t, kernel_counters_);
     chunk_slot = victim->slot;
   } else if (kBlockChunks && chunk_slot != kNoSlot) {
