@@ -65,10 +65,8 @@ template <bool kScattered>
       PageRunSum runs(run_ns_d2h_.data());
       PageState* const block_pages = a.pages.data() + base;
       take_page_words(resident, [&](std::uint32_t w, std::uint64_t x) __attribute__((always_inline)) {
-        runs.add_word(w, x);
-        for_each_record_in_word(block_pages + w * 64, x, [&](PageState& st) __attribute__((always_inline)) {
-          set_copies_and_mapped(st, kCpuBit, host_mapping);
-          st.flags &= static_cast<std::uint8_t>(~kPinned);
+        runs.add_word(w, x, [&](std::uint32_t at, std::uint32_t len) __attribute__((always_inline)) {
+          set_run_records(block_pages + w * 64 + at, len, kCpuBit, host_mapping, kPinned);
         });
       });
       runs.finish();

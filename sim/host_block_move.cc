@@ -109,9 +109,9 @@ Nanos Engine::move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block
       }
       if (x == 0) continue;
       if (!a.accessed_by_advised) {  // no page's mapping depends on its advice: the records are only written
-        for_each_record_in_word(block_pages + w * 64, x, [&](PageState& st) __attribute__((always_inline)) {
-          set_copies_and_mapped(st, dbit, unadvised_mapping);
-          ++moved;
+        for_each_run_in_word(x, [&](std::uint32_t at, std::uint32_t len) __attribute__((always_inline)) {
+          set_run_records(block_pages + w * 64 + at, len, dbit, unadvised_mapping, 0);
+          moved += len;
         });
       } else {
         for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {

@@ -12,6 +12,22 @@
 
 namespace umsim::sim {
 
+// Calls fn(at, len) for every run of consecutive set bits of x, lowest first:
+// bits at to at + len - 1 (a run reaching bit 63 ends there).
+template <typename Fn>
+[[gnu::always_inline]] inline void for_each_run_in_word(std::uint64_t x, Fn&& fn) {
+  std::uint32_t at = 0;
+  while (x != 0) {
+    const auto gap = static_cast<std::uint32_t>(std::countr_zero(x));
+    at += gap;
+    x >>= gap;
+    const auto len = static_cast<std::uint32_t>(std::countr_one(x));
+    fn(at, len);
+    at += len;
+    x = len == 64 ? 0 : x >> len;
+  }
+}
+
 // Sums the runs of consecutive set pages of a block's mask given a word at a
 // time, lowest first (empty words may be left out; a run may cross words):
 // bytes, each run's size, and busy, run_ns[its pages] for each run. An
@@ -21,20 +37,21 @@ class PageRunSum {
  public:
   explicit PageRunSum(const Nanos* run_ns) : run_ns_(run_ns) {}
 
-  // Word w of the mask (pages w * 64 to w * 64 + 63), after every lower word given.
-  [[gnu::always_inline]] void add_word(std::uint32_t w, std::uint64_t x) {
-    std::uint32_t at = w * 64;  // the page x's bit 0 stands for
-    while (x != 0) {
-      const auto gap = static_cast<std::uint32_t>(std::countr_zero(x));
-      at += gap;
-      x >>= gap;
-      if (at != open_end_) close();  // the open run ended before this one starts
-      const auto len = static_cast<std::uint32_t>(std::countr_one(x));
+  // Word w of the mask (pages w * 64 to w * 64 + 63), after every lower word
+  // given; each_run(at, len) is called for the word's runs (pages w * 64 + at
+  // on), which a caller that writes the pages' records takes a run at a time.
+  template <typename EachRun>
+  [[gnu::always_inline]] void add_word(std::uint32_t w, std::uint64_t x, EachRun&& each_run) {
+    for_each_run_in_word(x, [&](std::uint32_t at, std::uint32_t len) __attribute__((always_inline)) {
+      const std::uint32_t first = w * 64 + at;
+      if (first != open_end_) close();  // the open run ended before this one starts
       open_ += len;
-      at += len;
-      open_end_ = at;
-      x = len == 64 ? 0 : x >> len;
-    }
+      open_end_ = first + len;
+      each_run(at, len);
+    });
+  }
+  [[gnu::always_inline]] void add_word(std::uint32_t w, std::uint64_t x) {
+    add_word(w, x, [](std::uint32_t, std::uint32_t) {});
   }
   // After the last word: the open run ends.
   [[gnu::always_inline]] void finish() { close(); }

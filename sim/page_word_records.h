@@ -1,9 +1,9 @@
-// Writing the page records of one mask word's pages where every page takes the
-// same copies and mappings: a move's pages landing on a GPU
-// (move_host_block), an evicted chunk's pages written back to the CPU
-// (write_back_chunk). On a replay that evicts at every fault these stores are
-// most of a page's work: each record is addressed from the word's first
-// record, and its two masks are written in one store.
+// Writing the page records of a run of pages where every page takes the same
+// copies and mappings: a move's pages landing on a GPU (move_host_words), an
+// evicted chunk's pages written back to the CPU (write_back_chunk). On a
+// replay that evicts at every fault these stores are most of a page's work:
+// the runs come from the mask words (for_each_run_in_word, PageRunSum), and
+// the records of a run are written two at a time.
 #pragma once
 
 #include <bit>
@@ -15,19 +15,33 @@
 
 namespace umsim::sim {
 
-// The record's copies and mapped masks, in one 32-bit store.
-[[gnu::always_inline]] inline void set_copies_and_mapped(PageState& st, ProcessorMask copies, ProcessorMask mapped) {
-  static_assert(offsetof(PageState, copies) == 0 && offsetof(PageState, mapped) == 2 &&
-                std::endian::native == std::endian::little);
-  const std::uint32_t both = copies | std::uint32_t{mapped} << 16;
-  std::memcpy(static_cast<void*>(&st), &both, sizeof(both));  // a trivially copyable record
-}
-
-// Calls fn(record) for the record of every page set in x, lowest first;
-// `word_pages` is the record of the word's page 0.
-template <typename Fn>
-[[gnu::always_inline]] inline void for_each_record_in_word(PageState* word_pages, std::uint64_t x, Fn&& fn) {
-  for (; x != 0; x &= x - 1) fn(word_pages[static_cast<std::size_t>(std::countr_zero(x))]);
+// The records of a run of consecutive pages all given the same copies and
+// mapped masks, with the flags `cleared` removed: two records a step, each
+// (record & keep) | set as one 64-bit value, without a bit scan per page (a
+// replay over a large footprint moves and evicts runs of 16 pages and more:
+// the prefetcher's 64 KiB big pages).
+[[gnu::always_inline]] inline void set_run_records(PageState* first, std::uint32_t n, ProcessorMask copies,
+                                                   ProcessorMask mapped, std::uint8_t cleared) {
+  static_assert(sizeof(PageState) == 8 && offsetof(PageState, copies) == 0 && offsetof(PageState, mapped) == 2 &&
+                offsetof(PageState, flags) == 7 && std::endian::native == std::endian::little);
+  using RecordPair = std::uint64_t __attribute__((vector_size(16)));
+  const std::uint64_t set = copies | std::uint64_t{mapped} << 16;
+  const std::uint64_t keep = ~std::uint64_t{0xffffffff} & ~(std::uint64_t{cleared} << 56);
+  const RecordPair set2 = {set, set}, keep2 = {keep, keep};
+  auto* at = reinterpret_cast<unsigned char*>(first);  // the records are trivially copyable
+  unsigned char* const pairs_end = at + (n & ~1u) * sizeof(PageState);
+  for (; at != pairs_end; at += sizeof(RecordPair)) {
+    RecordPair r;
+    std::memcpy(&r, at, sizeof(r));
+    r = (r & keep2) | set2;
+    std::memcpy(at, &r, sizeof(r));
+  }
+  if (n & 1) {
+    std::uint64_t r;
+    std::memcpy(&r, at, sizeof(r));
+    r = (r & keep) | set;
+    std::memcpy(at, &r, sizeof(r));
+  }
 }
 
 }  // namespace umsim::sim
