@@ -89,6 +89,9 @@ Nanos Engine::move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block
   // words need no window cut out.
   const bool whole_words = pages_per_chunk_ >= 64;
   const std::uint32_t first = next_page(want, first_word * 64, end_word);
+  // The copied pages' runs (`copied` holds moving pages only), fed with each
+  // region's words in page order as the records are written.
+  PageRunSum copy_runs(run_ns_h2d_.data());
   for (std::uint32_t i = first; i < kPagesPerBlock;) {
     const std::uint64_t region = (base + i) >> chunk_shift_;
     const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(((region + 1) << chunk_shift_) - base, kPagesPerBlock));
@@ -108,19 +111,27 @@ Nanos Engine::move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block
         if (end < w * 64 + 64) x &= (std::uint64_t{1} << (end - w * 64)) - 1;
       }
       if (x == 0) continue;
-      if (!a.accessed_by_advised) {  // no page's mapping depends on its advice: the records are only written
-        for_each_run_in_word(x, [&](std::uint32_t at, std::uint32_t len) __attribute__((always_inline)) {
-          set_run_records(block_pages + w * 64 + at, len, dbit, unadvised_mapping, 0);
-          moved += len;
-        });
+      // No page's mapping depends on its advice: the records are only written, a run at a time.
+      auto write_run = [&](std::uint32_t at, std::uint32_t len) __attribute__((always_inline)) {
+        set_run_records(block_pages + w * 64 + at, len, dbit, unadvised_mapping, 0);
+        moved += len;
+      };
+      const std::uint64_t from_host = x & copied[w];
+      if (from_host == x && !a.accessed_by_advised) {
+        copy_runs.add_word(w, x, write_run);  // every page copied: the copies' runs are the records' runs
       } else {
-        for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
-          PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
-          st.copies = dbit;
-          st.mapped = st.accessed_by == 0 ? unadvised_mapping : mappings_for(a, st);
+        copy_runs.add_word(w, from_host);
+        if (!a.accessed_by_advised) {
+          for_each_run_in_word(x, write_run);
+        } else {
+          for (std::uint64_t y = x; y != 0; y &= y - 1, ++moved) {
+            PageState& st = block_pages[w * 64 + static_cast<std::uint32_t>(std::countr_zero(y))];
+            st.copies = dbit;
+            st.mapped = st.accessed_by == 0 ? unadvised_mapping : mappings_for(a, st);
+          }
         }
       }
-      const std::uint64_t filled = x & ~copied[w];  // zero-filled at the destination
+      const std::uint64_t filled = x & ~from_host;  // zero-filled at the destination
       if (filled) {
         set_mask_word(populated, w, mask_word(populated, w) | filled);
         for (std::uint64_t y = filled; y != 0; y &= y - 1) ++zero_filled;
@@ -139,10 +150,8 @@ Nanos Engine::move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block
     c.fresh = false;
     i = next_page(want, end, last_word + 1);
   }
-  Bytes bytes = 0;
-  Nanos busy = 0;
-  add_page_runs(copied, first / 64, last_word + 1, run_ns_h2d_.data(), bytes, busy);
-  return land_host_moves(gpu, t, bytes, busy, zero_filled);
+  copy_runs.finish();
+  return land_host_moves(gpu, t, copy_runs.bytes, copy_runs.busy, zero_filled);
 }
 
 }  // namespace umsim::sim

@@ -1,8 +1,8 @@
 // Contiguous runs of pages in a block's mask, found a word at a time. A block's
 // copy in one direction is one operation whose transfer time is the sum of its
 // runs' times (add_copy's sum for one batch): only the runs' lengths matter,
-// so a move can note which pages it copies as mask bits and sum the runs
-// after, instead of tracking the open run page by page.
+// so a move sums the runs of the pages it copies a mask word at a time
+// (PageRunSum), instead of tracking the open run page by page.
 #pragma once
 
 #include <bit>
@@ -72,17 +72,6 @@ class PageRunSum {
   std::uint32_t open_end_ = 0;  // the page after it
 };
 
-// For every run of consecutive set pages in words [first, end) of a block's
-// mask (64 pages a word; a run may cross words): `bytes` += its size and
-// `busy` += run_ns[its pages].
-[[gnu::always_inline]] inline void add_page_runs(const std::uint64_t* words, std::uint32_t first, std::uint32_t end,
-                                                 const Nanos* run_ns, Bytes& bytes, Nanos& busy) {
-  PageRunSum runs(run_ns);
-  for (std::uint32_t w = first; w < end; ++w) runs.add_word(w, words[w]);
-  runs.finish();
-  bytes += runs.bytes;
-  busy += runs.busy;
-}
 // The number of runs of consecutive set pages in words [first, end) of a
 // block's mask (a run may cross words): a run starts at a set bit whose lower
 // neighbour is clear.
