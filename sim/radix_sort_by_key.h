@@ -31,8 +31,16 @@ struct Plan {
 template <class Entry>
 Plan plan(const std::vector<Entry>& v, int from_bit) {
   const std::size_t n = v.size();
-  std::uint64_t differ = 0;
-  for (const Entry& e : v) differ |= e.key ^ v.front().key;
+  // Four entries a step, on four words (the loop's count and branch once per
+  // four: a fault batch's 256 keys cost about 3.75 instructions each, not 6).
+  const Entry* const e = v.data();
+  const std::uint64_t first = e[0].key;
+  std::uint64_t d[4] = {};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; ++k) d[k] |= e[i + k].key ^ first;
+  for (; i < n; ++i) d[0] |= e[i].key ^ first;
+  std::uint64_t differ = (d[0] | d[1]) | (d[2] | d[3]);
   differ &= ~std::uint64_t{0} << from_bit;
   if (differ == 0) return {};
   const int low = __builtin_ctzll(differ), high = 64 - __builtin_clzll(differ);
