@@ -149,10 +149,15 @@ std::size_t Engine::service_lone_runs(std::size_t r) {
   const int g = kernel_.gpu;
   const auto gi = static_cast<std::size_t>(g);
   const GpuMemory& mem = gpus_[gi].memory;
-  for (; r < fault_runs_.size(); ++r) {
-    const FaultRun& run = fault_runs_[r];
+  // The batch's runs and entries stay put during the pass: read where they
+  // are once, not again after every call that the compiler cannot see into.
+  const FaultRun* const runs = fault_runs_.data();
+  const std::size_t run_count = fault_runs_.size();
+  const FaultEntry* const entries = fault_buffer_.data();
+  for (; r < run_count; ++r) {
+    const FaultRun& run = runs[r];
     if (run.end - run.begin != 1) break;
-    const FaultEntry entry = fault_buffer_[run.begin];
+    const FaultEntry entry = entries[run.begin];
     const AllocSlot slot = entry.alloc();
     const std::uint64_t page = entry.page();
     Allocation& a = allocs_[slot];
