@@ -18,6 +18,15 @@ def phase_times(path, fail):
         fail(f"{path}: not a replay result with phase times ({e})")
 
 
+def kernel_times(path, fail):
+    """[(kernel name, time in ns)] of one replay result, in the trace's order."""
+    try:
+        data = json.load(open(path))
+        return [(k["name"], float(k["counters"]["time_ns"])) for k in data["kernels"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{path}: not a replay result with kernel times ({e})")
+
+
 def runs(directory, trace, fail):
     """[(path, phase times)] of every replay of TRACE in DIRECTORY; none is an error."""
     paths = sorted(glob.glob(os.path.join(directory, f"{trace}.r*.json")))

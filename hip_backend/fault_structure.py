@@ -22,6 +22,8 @@ import os
 import statistics
 import sys
 
+from diag_runs import kernel_times
+
 NAME = "fault_structure.py"
 HEADER = ["kind", "start_ns", "end_ns", "value", "flags", "address", "device", "kernel"]
 COHERENCE, PREFETCH = "2", "3"  # CUPTI's migration causes (hip_backend/um_counters.h)
@@ -52,15 +54,6 @@ def read_records(path):
     return copies
 
 
-def kernel_times(path):
-    try:
-        with open(path) as f:
-            kernels = json.load(f)["kernels"]
-        return [(k["name"], k["counters"]["time_ns"]) for k in kernels]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not an umsim-hip replay result ({e})")
-
-
 def summarise(dirs):
     per_kernel = {}  # (trace, index) -> {"name", "times": {dir: [ns]}, "processes": [...]}
     for d in dirs:
@@ -74,7 +67,7 @@ def summarise(dirs):
             if not os.path.exists(result):
                 fail(f"{path}: no result {os.path.basename(result)} beside it")
             copies = read_records(path)
-            for index, (name, time_ns) in enumerate(kernel_times(result)):
+            for index, (name, time_ns) in enumerate(kernel_times(result, fail)):
                 k = per_kernel.setdefault((trace, index), {"name": name, "times": {}, "processes": []})
                 k["times"].setdefault(d, []).append(time_ns)
                 mine = sorted(copies.get(index, []))
