@@ -414,11 +414,9 @@ class Engine {
   // try_service_short, which is inlined there and into service_page.
   bool service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
   // kScattered: the block's only faulted page (service_page_runs, service_page),
-  // where a chunk evicted for it most often holds one page (write_back_chunk);
-  // service_short's blocks of several pages keep the plain mask walk.
+  // whose costs are one page's (short_costs_).
   template <bool kScattered>
   bool try_service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
-  template <bool kScattered>
   Nanos move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint32_t* pages,
                         std::uint32_t n, std::uint8_t cleared, Processor dest, Nanos ready);
   // host_block_move.cc: a fault service's migrations to a GPU whose pages
@@ -620,7 +618,8 @@ class Engine {
   inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
                                  Counters& cnt);
   inline void evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now, Counters& cnt);
-  // write_back_chunk<true>, out of line: replace_block_chunk's chunks of several pages.
+  // write_back_chunk<true>, out of line: replace_block_chunk's chunks of several pages
+  // (sim/scattered_chunk_write_back.cc).
   [[gnu::noinline]] void write_back_scattered_chunk(int gpu, PhysicalChunk& c, Nanos& now);
   template <bool kScattered = false>
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now, bool hold);

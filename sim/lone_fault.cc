@@ -21,8 +21,6 @@
 
 namespace umsim::sim {
 
-void Engine::write_back_scattered_chunk(int gpu, PhysicalChunk& c, Nanos& now) { write_back_chunk<true>(gpu, c, now); }
-
 bool Engine::lone_pages_apply() const {
   return short_path_ && (pages_per_chunk_ == 1 || pages_per_chunk_ == kPagesPerBlock) && eviction_order_[0] != nullptr;
 }

@@ -28,7 +28,6 @@ bool Engine::short_path_applies() const {
 
 // move_pages for pages (ascending) of one block that are in host memory or
 // nowhere, to a GPU; their flags `cleared` are cleared on the way.
-template <bool kScattered>
 [[gnu::always_inline]] inline Nanos Engine::move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block,
                                                             const std::uint32_t* pages, std::uint32_t n,
                                                             std::uint8_t cleared, Processor dest, Nanos ready) {
@@ -62,7 +61,10 @@ template <bool kScattered>
       std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(g)][region];
       const bool hold = region != last_region;
       // chunk_for's case of a full GPU, without its call: every fault of a replay over a large footprint.
-      if (s == kNoSlot && replaces_first_chunk(g)) chunk = s = replace_first_chunk<kScattered>(g, slot, page, t, hold);
+      // Where faults are scattered the victim most often holds the one page it
+      // was taken for, whether this block has one faulted page or a few: the
+      // write-back takes that page without a mask walk (write_back_chunk<true>).
+      if (s == kNoSlot && replaces_first_chunk(g)) chunk = s = replace_first_chunk<true>(g, slot, page, t, hold);
       else chunk = chunk_for(slot, a, g, page, t, hold);
       c = &gpu.memory.chunk(chunk);
     }
@@ -132,7 +134,7 @@ template <bool kScattered>
         ++runs;
     now += static_cast<Nanos>(runs) * *profile_.fault_run_ns;
   }
-  now = move_host_pages<kScattered>(slot, a, block, pages, n, cleared, requester, now);
+  now = move_host_pages(slot, a, block, pages, n, cleared, requester, now);
   return true;
 }
 
