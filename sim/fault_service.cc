@@ -173,13 +173,18 @@ void Engine::service_fault_batch() {
     }
     // A block with a few faulted pages tries the short path with its pages in
     // address order. Scattered faults give a block two to four pages in random
-    // order: each goes to its rank (the pages are unique), counted without a
-    // branch on the pages; more pages (a tile's, in order as often as not) are
-    // sorted by insertion.
+    // order (two most often: one comparison, without a branch); three or four
+    // each go to their rank (the pages are unique), counted without a branch on
+    // the pages; more pages (a tile's, in order as often as not) are sorted by
+    // insertion.
     if (unique <= kShortPathPages) {
       std::uint32_t pages[kShortPathPages];
       auto page_of = [&](std::uint32_t n) { return static_cast<std::uint32_t>(entries[n].key % kPagesPerBlock); };
-      if (unique <= kRankedPages) {
+      if (unique == 2) {
+        const std::uint32_t x = page_of(0), y = page_of(1);
+        pages[0] = std::min(x, y);
+        pages[1] = std::max(x, y);
+      } else if (unique <= kRankedPages) {
         for (std::uint32_t n = 0; n < unique; ++n) {
           std::uint32_t rank = 0;
           for (std::uint32_t m = 0; m < unique; ++m) rank += page_of(m) < page_of(n);
