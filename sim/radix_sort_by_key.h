@@ -16,6 +16,10 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace umsim::sim {
 
 namespace radix_detail {
@@ -89,6 +93,27 @@ void sort_in_passes(std::vector<Entry>& v, std::vector<Entry>& scratch, const Pl
   if (from != v.data()) v.swap(scratch);  // an odd pass count leaves the sorted entries in scratch
 }
 
+// Sets bit b of `filled` for each bucket b of `count` that is not zero, over
+// `buckets` counts rounded up to 16 (the caller zeroes the counts past its
+// last bucket; `filled` starts zeroed). A bit set per entry in the count pass
+// cost five instructions an entry; sixteen counts at a time cost about
+// eleven: a fault batch's 256 entries over 512 buckets, 1,300 -> 350.
+inline void mark_filled_buckets(const std::uint32_t* count, std::size_t buckets, std::uint64_t* filled) {
+  for (std::size_t b = 0; b < buckets; b += 16) {
+#if defined(__SSE2__)
+    // Signed saturation keeps a count that is not zero so: packed to bytes, compared with zero.
+    auto words = [&](std::size_t at) { return _mm_load_si128(reinterpret_cast<const __m128i*>(count + at)); };
+    const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(words(b), words(b + 4)), _mm_packs_epi32(words(b + 8), words(b + 12)));
+    const auto empty = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_setzero_si128())));
+    const std::uint64_t bits = ~empty & 0xffffu;
+#else
+    std::uint64_t bits = 0;
+    for (std::size_t k = 0; k < 16; ++k) bits |= std::uint64_t{count[b + k] != 0} << k;
+#endif
+    filled[b / 64] |= bits << (b % 64);
+  }
+}
+
 template <class Entry>
 void sort_short(std::vector<Entry>& v) {
   std::sort(v.begin(), v.end(), [](const Entry& x, const Entry& y) { return x.key < y.key; });
@@ -105,11 +130,11 @@ void radix_sort_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int f
 // radix_sort_by_key(v, scratch, from_bit), which where it sorts in one pass
 // (long inputs whose keys differ in at most a digit's bits from `from_bit`
 // up) also fills `groups` with one Group{key >> from_bit, begin, end} per run
-// of entries equal there, in order, and returns true. The count pass marks
-// the buckets it fills, and only those are summed and give a group: a batch
-// of 256 faults over 512 VA blocks fills about 200 of 512 buckets, and the
-// pass over the sorted entries that would find the runs (a branch at each
-// run's end) is not needed. Elsewhere it returns false with `groups`
+// of entries equal there, in order, and returns true. The buckets the count
+// pass filled are marked (mark_filled_buckets), and only those are summed and
+// give a group: a batch of 256 faults over 512 VA blocks fills about 200 of
+// 512 buckets, and the pass over the sorted entries that would find the runs
+// (a branch at each run's end) is not needed. Elsewhere it returns false with `groups`
 // untouched (the caller finds the runs in the sorted entries).
 template <class Entry, class Group>
 bool radix_group_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int from_bit, std::vector<Group>& groups) {
@@ -132,14 +157,12 @@ bool radix_group_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int 
   // A group's key: the keys' common bits (from_bit up), with the bucket's digit at `digit_at`.
   const int digit_at = p.low - from_bit;
   const std::uint64_t common = (v.front().key >> from_bit) & ~(mask << digit_at);
-  std::uint32_t start[std::size_t{1} << kMaxDigit];
+  alignas(16) std::uint32_t start[std::size_t{1} << kMaxDigit];
   std::uint64_t filled[(std::size_t{1} << kMaxDigit) / 64] = {};  // a bit per bucket
-  std::fill_n(start, mask + 1, 0u);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t b = (v[i].key >> p.low) & mask;
-    ++start[b];
-    filled[b / 64] |= std::uint64_t{1} << (b % 64);
-  }
+  const std::size_t counted = (mask + 16) & ~std::size_t{15};  // the buckets, rounded up to 16
+  std::fill_n(start, counted, 0u);
+  for (std::size_t i = 0; i < n; ++i) ++start[(v[i].key >> p.low) & mask];
+  mark_filled_buckets(start, counted, filled);
   // At most n groups: the vector keeps its size between calls (only a longer
   // input's part is initialised) and is cut to the groups found.
   groups.resize(n);
