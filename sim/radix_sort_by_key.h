@@ -66,6 +66,7 @@ Plan plan(const std::vector<Entry>& v, int from_bit) {
 // leaves with each bucket's end.
 template <class Entry>
 void scatter(const Entry* from, Entry* to, std::size_t n, int shift, std::uint64_t mask, std::uint32_t* start) {
+#pragma GCC unroll 4  // the loop's count and branch once per four entries: about 12 -> 10 instructions an entry
   for (std::size_t i = 0; i < n; ++i) to[start[(from[i].key >> shift) & mask]++] = from[i];
 }
 
@@ -161,6 +162,7 @@ bool radix_group_by_key(std::vector<Entry>& v, std::vector<Entry>& scratch, int 
   std::uint64_t filled[(std::size_t{1} << kMaxDigit) / 64] = {};  // a bit per bucket
   const std::size_t counted = (mask + 16) & ~std::size_t{15};  // the buckets, rounded up to 16
   std::fill_n(start, counted, 0u);
+#pragma GCC unroll 4  // as scatter's
   for (std::size_t i = 0; i < n; ++i) ++start[(v[i].key >> p.low) & mask];
   mark_filled_buckets(start, counted, filled);
   // At most n groups: the vector keeps its size between calls (only a longer
