@@ -128,6 +128,10 @@ template <bool kScattered>
   SlotList& order = *eviction_order_[gpu];
   const std::uint32_t victim = order.front();
   PhysicalChunk& c = g.memory.chunk(victim);
+  if (kScattered && pages_per_chunk_ == kPagesPerBlock) {  // the chunk is the block: its one page, or out of line
+    replace_block_chunk(gpu, c, slot, page, now, counters());
+    return victim;
+  }
   const std::uint64_t vp = c.first_page;
   Allocation& va = allocs_[c.alloc];
   write_back_chunk<kScattered>(gpu, c, now);
