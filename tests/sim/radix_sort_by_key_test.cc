@@ -119,5 +119,20 @@ TEST(RadixSortByKey, GroupsAsAScanOfTheSortedEntries) {
   EXPECT_GT(refused, 10);
 }
 
+// A bucket of more entries than a 16-bit or 8-bit count holds is still found
+// (mark_filled_buckets packs the counts with saturation).
+TEST(RadixSortByKey, GroupsABucketOfManyEntries) {
+  std::vector<Entry> v, scratch;
+  std::vector<Group> groups;
+  for (std::uint64_t i = 0; i < 70000; ++i) v.push_back({(i % 7 == 0 ? 3u : 1u) << 9 | (i % 512)});
+  ASSERT_TRUE(radix_group_by_key(v, scratch, 9, groups));
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].key, 1u);
+  EXPECT_EQ(groups[0].end, 60000u);
+  EXPECT_EQ(groups[1].key, 3u);
+  EXPECT_EQ(groups[1].begin, 60000u);
+  EXPECT_EQ(groups[1].end, 70000u);
+}
+
 }  // namespace
 }  // namespace umsim::sim
