@@ -618,8 +618,8 @@ class Engine {
   inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
                                  Counters& cnt);
   inline void evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now, Counters& cnt);
-  // write_back_chunk<true>, out of line: replace_block_chunk's chunks of several pages
-  // (sim/scattered_chunk_write_back.cc).
+  // write_back_chunk<true>'s result, out of line: replace_block_chunk's chunks of
+  // several pages (sim/scattered_chunk_write_back.cc).
   [[gnu::noinline]] void write_back_scattered_chunk(int gpu, PhysicalChunk& c, Nanos& now);
   template <bool kScattered = false>
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now, bool hold);

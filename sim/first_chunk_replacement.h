@@ -144,7 +144,8 @@ template <bool kScattered>
 }
 
 // replace_first_chunk<true> at 2 MiB chunks with the order's first chunk `c`
-// at hand (lone_fault.cc's pass looked it up) and the pass's counters given.
+// at hand (lone_fault.cc's pass looked it up, or replace_first_chunk<true>
+// for service_short's blocks of a few pages) and the scope's counters given.
 // The chunk most often holds one page, the one it was taken for (the mask
 // holds c.resident pages): that page leaves as a 4 KiB chunk's does; other
 // chunks are written back out of line, which keeps the pass's registers free.

@@ -62,8 +62,8 @@ bool Engine::short_path_applies() const {
       const bool hold = region != last_region;
       // chunk_for's case of a full GPU, without its call: every fault of a replay over a large footprint.
       // Where faults are scattered the victim most often holds the one page it
-      // was taken for, whether this block has one faulted page or a few: the
-      // write-back takes that page without a mask walk (write_back_chunk<true>).
+      // was taken for, whether this block has one faulted page or a few: that
+      // page leaves without a mask walk (replace_first_chunk<true>).
       if (s == kNoSlot && replaces_first_chunk(g)) chunk = s = replace_first_chunk<true>(g, slot, page, t, hold);
       else chunk = chunk_for(slot, a, g, page, t, hold);
       c = &gpu.memory.chunk(chunk);
