@@ -489,6 +489,7 @@ void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stre
   kernel_.now = kernel_.start;
   kernel_.compute = compute;
   kernel_.lanes = profile_.gpu_access_lanes;
+  kernel_.window = profile_.gpu_access_window;
   GpuState& g = gpus_[static_cast<std::size_t>(gpu)];
   kernel_.idle_start = g.kernels_idle_at(kernel_.start, profile_.gpu_idle_after_ns) ? profile_.gpu_idle_start_ns : 0;
   ++g.kernels_running;

@@ -394,7 +394,7 @@ class Engine {
   // Services the batch's faulted pages (`unique` of them) of one VA block.
   void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);
   std::uint32_t copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate,
-                          const PageMask* host_copies) const;
+                          const PageMask* host_copies, const PageMask& faulted) const;
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;
   MigrationDecision decide(AllocSlot slot, std::uint64_t page, const PageState& st, Processor requester,
                            trace::AccessType type, const BlockState& bs, Nanos now);

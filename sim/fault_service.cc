@@ -340,9 +340,10 @@ void Engine::add_policy_prefetch(AllocSlot slot, std::uint64_t block, Processor 
 // host memory (faults.run_cost; `host_copies` where the caller found every
 // page there). Measured for moves from the host only: runs copied from a peer
 // GPU and read-only duplicates (whose costs are fitted on their own runs) are
-// left out.
+// left out. Under faults.copy_runs_by_cause the runs of faulted pages and of
+// the pages around them are counted apart.
 std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate,
-                                const PageMask* host_copies) const {
+                                const PageMask* host_copies, const PageMask& faulted) const {
   PageMask copied;
   if (host_copies) {
     copied = *host_copies;
@@ -352,7 +353,9 @@ std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const P
       return true;
     });
   }
-  return count_page_runs(copied, 0, kPagesPerBlock / 64);
+  constexpr std::uint32_t kWords = kPagesPerBlock / 64;
+  if (!profile_.fault_copy_runs_by_cause) return count_page_runs(copied, 0, kWords);
+  return count_page_runs(copied & faulted, 0, kWords) + count_page_runs(copied & ~faulted, 0, kWords);
 }
 
 void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique) {
@@ -524,7 +527,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
     });
     now += static_cast<Nanos>(writable) * ns;
   }
-  if (profile_.fault_run_ns) now += copy_runs(a, base, migrate, from_host ? &host_copies : nullptr) * *profile_.fault_run_ns;
+  if (profile_.fault_run_ns) now += copy_runs(a, base, migrate, from_host ? &host_copies : nullptr, faulted) * *profile_.fault_run_ns;
   // Pages this service makes the requester's sole copy while other copies
   // exist (a write ending read duplication, faulted or pulled in with it): the
   // other holders' mappings are revoked first, each holder's in turn (one

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine.h"
+#include "sim/lane_sweep.h"
 #include "traces/checked_math.h"
 
 namespace umsim::sim {
@@ -309,16 +310,18 @@ void Engine::gpu_access_general(const Event& e) {
     return;
   }
   RangeCursor* const cursor = range_cursor_;
-  // Interleaved slices (the kernel's lanes: profile gpu.access_lanes): step k
-  // visits the k-th touch of every slice; one lane is the plain sweep.
-  const std::uint64_t lanes = std::max<std::uint64_t>(std::min<std::uint64_t>(kernel_.lanes, n), 1);
-  const std::uint64_t slice = (n + lanes - 1) / lanes;
+  // Interleaved slices (the kernel's lanes: profile gpu.access_lanes) of
+  // windows of gpu.access_window touches: step k visits the k-th touch of
+  // every slice of the window; one lane is the plain sweep.
+  const LaneSweep sweep(n, kernel_.lanes, kernel_.window);
+  const std::uint64_t steps = sweep.steps();
+  auto visit_touch = [&](std::uint64_t i) { visit(page_of(i)); };
   if (cursor && !cursor->whole) {
     // One part: whole lane steps, at least kPartTouches touches, then back to the scheduler.
     std::uint64_t touches = 0;
     while (cursor->pass < count && touches < kPartTouches) {
-      for (std::uint64_t i = cursor->step; i < n; i += slice, ++touches) visit(page_of(i));
-      if (++cursor->step == slice) cursor->step = 0, ++cursor->pass;
+      touches += sweep.step(cursor->step, visit_touch);
+      if (++cursor->step == steps) cursor->step = 0, ++cursor->pass;
     }
     if (cursor->pass < count) {
       cursor->more = true;
@@ -329,12 +332,11 @@ void Engine::gpu_access_general(const Event& e) {
     // The whole range, or the rest of one the parts left.
     std::uint64_t pass = cursor ? cursor->pass : 0, step = cursor ? cursor->step : 0;
     for (; pass < count; ++pass, step = 0) {
-      if (lanes == 1) {
+      if (kernel_.lanes <= 1) {
         for (std::uint64_t i = step; i < n; ++i) visit(page_of(i));
         continue;
       }
-      for (std::uint64_t k = step; k < slice; ++k)
-        for (std::uint64_t i = k; i < n; i += slice) visit(page_of(i));
+      for (std::uint64_t k = step; k < steps; ++k) sweep.step(k, visit_touch);
     }
   }
   // Counted once the touches are done: a fault service in the middle of this

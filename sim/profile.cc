@@ -272,7 +272,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   p.description = top.string("description");
   {
     TableReader t(top.table("gpu"), "gpu", source);
-    t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "fill_lanes", "access_unit", "access_cost",
+    t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_window", "fill_lanes", "access_unit", "access_cost",
             "launch_cost", "idle_start_cost", "idle_start_after", "fault_compute_overlap"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
@@ -280,6 +280,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     p.peer_access = t.boolean("peer_access");
     if (t.has("access_gbps")) p.gpu_access_gbps = t.bandwidth("access_gbps");
     if (t.has("access_lanes")) p.gpu_access_lanes = static_cast<std::uint32_t>(t.integer("access_lanes", 1, 1 << 20));
+    if (t.has("access_window")) p.gpu_access_window = static_cast<std::uint64_t>(t.integer("access_window", 0, std::int64_t{1} << 40));
     if (t.has("fill_lanes")) p.gpu_fill_lanes = static_cast<std::uint32_t>(t.integer("fill_lanes", 1, 1 << 20));
     if (t.has("access_unit")) p.gpu_access_unit = access_unit(t, "access_unit");
     if (t.has("access_cost")) p.gpu_access_ns = t.fine_duration("access_cost");
@@ -313,7 +314,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("faults"), "faults", source);
     t.only({"batch_size", "concurrency", "batch_cost", "wakeup_cost", "va_block_cost", "page_cost", "populate_va_block_cost",
             "populate_gbps", "duplicate_va_block_cost", "migrated_page_cost", "duplicated_page_cost",
-            "revoke_duplicate_page_cost", "revoke_cpu_write_page_cost", "run_cost", "cold_start_cost", "cold_start_time", "cold_start_carry"});
+            "revoke_duplicate_page_cost", "revoke_cpu_write_page_cost", "run_cost", "copy_runs_by_cause", "cold_start_cost", "cold_start_time", "cold_start_carry"});
     p.fault_batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, 1 << 20));
     p.fault_concurrency = static_cast<std::uint32_t>(t.integer("concurrency", 1, 1 << 20));
     p.fault_batch_ns = t.duration("batch_cost");
@@ -332,6 +333,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("migrated_page_cost")) p.fault_migrated_page_ns = t.duration("migrated_page_cost");
     if (t.has("duplicated_page_cost")) p.fault_duplicated_page_ns = t.duration("duplicated_page_cost");
     if (t.has("run_cost")) p.fault_run_ns = t.duration("run_cost");
+    if (t.has("copy_runs_by_cause")) p.fault_copy_runs_by_cause = t.boolean("copy_runs_by_cause");
     if (t.has("revoke_duplicate_page_cost")) p.fault_revoke_duplicate_page_ns = t.duration("revoke_duplicate_page_cost");
     if (t.has("revoke_cpu_write_page_cost")) p.fault_revoke_cpu_write_page_ns = t.duration("revoke_cpu_write_page_cost");
     t.finish();
@@ -475,6 +477,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
               {"fault_compute_overlap", p.gpu_fault_compute_overlap}};
   // Reported only where set, so results under profiles without it stay as they were.
   if (p.gpu_fill_lanes) j["gpu"]["fill_lanes"] = p.gpu_fill_lanes;
+  if (p.gpu_access_window) j["gpu"]["access_window"] = p.gpu_access_window;
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   if (p.link_sharing.on) {  // absent otherwise: the resolved configuration of a profile without it is unchanged
     j["copy_engines"]["fault_share"] = p.link_sharing.fault_share;
@@ -541,6 +544,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.cpu_faulted_write_ns) j["cpu"]["faulted_page_write_cost_ns"] = *p.cpu_faulted_write_ns;
   if (p.prefetch_queued_call_ns) j["prefetch"]["queued_call_cost_ns"] = *p.prefetch_queued_call_ns;
   if (p.fault_run_ns) j["faults"]["run_cost_ns"] = *p.fault_run_ns;
+  if (p.fault_copy_runs_by_cause) j["faults"]["copy_runs_by_cause"] = true;
   if (p.prefetch_to_cpu_page_ns) j["prefetch"]["to_cpu_page_cost_ns"] = *p.prefetch_to_cpu_page_ns;
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();

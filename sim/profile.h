@@ -46,6 +46,11 @@ struct HardwareProfile {
   // reach the fault buffer from across the range, not in address order.
   // 1 (the default) visits pages in trace order.
   std::uint32_t gpu_access_lanes = 1;
+  // [gpu] access_window: touches of a range access the kernel's warps hold at
+  // once (on a GPU, the pages of the warps in flight): the lanes sweep one
+  // window, then the next, so a fault batch is drawn from the window, not from
+  // across the whole range. 0 (the default): the whole range is one window.
+  std::uint64_t gpu_access_window = 0;
   // [gpu] fill_lanes: the lanes of the runtime's fill kernel that a memset of
   // managed memory launches (its faults come closer to address order than a
   // trace kernel's); 0 (unset): gpu.access_lanes.
@@ -121,6 +126,11 @@ struct HardwareProfile {
   // scattered 64 KiB regions cost more than the same bytes in one run
   // (hip_backend/results/h200-pcie5/diag_fault_runs). Unset: 0.
   std::optional<Nanos> fault_run_ns;
+  // [faults] copy_runs_by_cause: faults.run_cost counts the runs of faulted
+  // pages and the runs of pages the prefetch policy adds apart (the H200
+  // copies each separately: a fault mid-region is three copies), not the runs
+  // of both together. false (the default): together.
+  bool fault_copy_runs_by_cause = false;
   // Per faulted page a GPU write takes from read duplication: before the writer
   // may map the page writable, the page's other copies (the CPU's) are revoked
   // and unmapped. 0: only the ordinary service is charged.

@@ -23,8 +23,8 @@ namespace umsim::sim {
 bool Engine::quiet_pages_apply() const {
   // Where the short path does not apply because of the policies; the same
   // vendor semantics and no migration policy of its own, no pages proposed
-  // beyond the block.
-  return !short_path_ && (prefetch_ || thrashing_) && !decide_callbacks_ && !vendor_.single_memory_pool &&
+  // beyond the block; copy runs counted together (its run count is of both).
+  return !short_path_ && !profile_.fault_copy_runs_by_cause && (prefetch_ || thrashing_) && !decide_callbacks_ && !vendor_.single_memory_pool &&
          vendor_.gpu_fault_window_pages <= 1 && prefetch_beyond_budget_ == 0;
 }
 

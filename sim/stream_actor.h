@@ -30,6 +30,9 @@ struct KernelState {
   // Interleaved slices its range accesses sweep (gpu.access_lanes; a managed
   // memset's fill kernel: gpu.fill_lanes).
   std::uint32_t lanes = 1;
+  // Touches of a range access its warps hold at once (gpu.access_window; 0:
+  // the whole range): the lanes sweep one window, then the next.
+  std::uint64_t window = 0;
   Bytes remote_host_bytes = 0;   // bytes over remote mappings, in remote.access_unit units
   Bytes remote_peer_bytes = 0;
   // Transaction units (gpu.access_unit) the kernel's touches cover, all of

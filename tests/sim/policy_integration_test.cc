@@ -84,6 +84,30 @@ TEST(PolicyProperties, SmallerChunksStillRespectCapacity) {
   }
 }
 
+// faults.copy_runs_by_cause: the tree prefetcher grows a fault to its 64 KiB
+// big page, so one fault on page 5 of a CPU-written 64 KiB moves pages 0-15.
+// Counted together that is one copy run (run_cost 700 once); by cause, the
+// faulted page and the prefetched pages below and above it are three (3 x 700).
+// A fault on page 0 leaves two runs by cause ({0}, {1..15}).
+TEST(PolicyProperties, CopyRunsByCauseSplitAFaultFromItsPrefetchedPages) {
+  const auto fault_on = [](Bytes page) {
+    return TraceBuilder().alloc("A", 64_KiB).cpu_write("A").kernel("k", 0, 0).read("A", page * 4_KiB, 4_KiB).end().build();
+  };
+  HardwareProfile p = round_profile();
+  auto time_of = [&](Bytes page) {
+    const Result r = replay(fault_on(page), options_for(p), with("tree", "fifo"));
+    EXPECT_EQ(r.total.bytes_h2d, 64_KiB);
+    return r.kernels[0].counters.time_ns;
+  };
+  const Nanos plain_mid = time_of(5), plain_first = time_of(0);
+  p.fault_run_ns = 700;
+  EXPECT_EQ(time_of(5), plain_mid + 700);
+  EXPECT_EQ(time_of(0), plain_first + 700);
+  p.fault_copy_runs_by_cause = true;
+  EXPECT_EQ(time_of(5), plain_mid + 3 * 700);
+  EXPECT_EQ(time_of(0), plain_first + 2 * 700);
+}
+
 // The driver's tree prefetcher turns a many-thread-block sweep into few faults.
 TEST(PolicyProperties, TreePrefetcherCutsFaultsOnAnInterleavedSweep) {
   TraceBuilder b;

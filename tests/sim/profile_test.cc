@@ -199,6 +199,15 @@ TEST(Profile, PopulateAndAccessKeysAreOptional) {
   EXPECT_NE(error_of(replace(lanes, "access_lanes = 132", "access_lanes = 0")).find("p.toml:8: 'gpu.access_lanes'"),
             std::string::npos)
       << error_of(replace(lanes, "access_lanes = 132", "access_lanes = 0"));
+  // access_window: 0 (the whole range) and absent from the JSON unless given.
+  EXPECT_EQ(plain.gpu_access_window, 0u);
+  EXPECT_FALSE(to_json(plain)["gpu"].contains("access_window"));
+  const std::string window = replace(lanes, "access_lanes = 132\n", "access_lanes = 132\naccess_window = 8192\n");
+  EXPECT_EQ(parse_profile(window, "p.toml").gpu_access_window, 8192u);
+  EXPECT_EQ(to_json(parse_profile(window, "p.toml"))["gpu"]["access_window"], 8192u);
+  EXPECT_NE(error_of(replace(window, "access_window = 8192", "access_window = -1")).find("p.toml:9: 'gpu.access_window'"),
+            std::string::npos)
+      << error_of(replace(window, "access_window = 8192", "access_window = -1"));
   // fill_lanes: unset (0: the memset's fill kernel sweeps access_lanes) and
   // absent from the JSON unless given; 1 .. 2^20.
   EXPECT_EQ(plain.gpu_fill_lanes, 0u);
@@ -482,6 +491,13 @@ TEST(Profile, RunCostIsOptional) {
   const std::string with = replace(good_profile(), "page_cost = \"200ns\"\n", "page_cost = \"200ns\"\nrun_cost = \"5us\"\n");
   EXPECT_EQ(parse_profile(with, "p.toml").fault_run_ns, 5000u);
   EXPECT_EQ(error_of(replace(with, "\"5us\"", "\"soon\"")).rfind("p.toml:30: 'faults.run_cost'", 0), 0u);
+  // copy_runs_by_cause: false and absent from the echo unless set.
+  EXPECT_FALSE(parse_profile(with, "p.toml").fault_copy_runs_by_cause);
+  EXPECT_FALSE(to_json(parse_profile(with, "p.toml"))["faults"].contains("copy_runs_by_cause"));
+  const std::string by_cause = replace(with, "run_cost = \"5us\"\n", "run_cost = \"5us\"\ncopy_runs_by_cause = true\n");
+  EXPECT_TRUE(parse_profile(by_cause, "p.toml").fault_copy_runs_by_cause);
+  EXPECT_EQ(to_json(parse_profile(by_cause, "p.toml"))["faults"]["copy_runs_by_cause"], true);
+  EXPECT_EQ(error_of(replace(by_cause, "copy_runs_by_cause = true", "copy_runs_by_cause = 1")), "p.toml:31: 'faults.copy_runs_by_cause' must be true or false");
 }
 
 TEST(Profile, MissingKeysAndSyntaxErrors) {

@@ -268,6 +268,32 @@ TEST(Timing, AccessLanesInterleaveARangeAcrossBlocks) {
             }());
 }
 
+// gpu.access_window: the same read with 2 lanes in windows of 2 touches. The
+// warps hold pages 510 and 511 first (one window, both in the first block),
+// then 512 and 513: the lanes interleave within a window only, so the batches
+// are address order's, 30496; a window of the whole range is plain lanes.
+TEST(Timing, AccessWindowKeepsBatchesToTheWarpsInFlight) {
+  const auto trace = [] {
+    return TraceBuilder()
+        .alloc("A", 4_MiB)
+        .cpu_write("A", 2_MiB - 8_KiB, 16_KiB)
+        .kernel("k", 0, 0)
+        .read("A", 2_MiB - 8_KiB, 16_KiB)
+        .end()
+        .build();
+  };
+  auto p = round_profile();
+  p.fault_concurrency = 2;
+  p.gpu_access_lanes = 2;
+  p.gpu_access_window = 2;
+  const Result windows = replay(trace(), options_for(p));
+  EXPECT_EQ(windows.kernels[0].counters.time_ns, 30496u);
+  EXPECT_EQ(windows.total.fault_batches, 2u);
+  EXPECT_EQ(windows.total.gpu_faults, 4u);
+  p.gpu_access_window = 4;
+  EXPECT_EQ(replay(trace(), options_for(p)).kernels[0].counters.time_ns, 36496u);
+}
+
 // GPU-to-GPU migration over the peer link: kernel 1 on gpu0 populates the
 // page (12100), kernel 2 on gpu1 starts then and faults: 10000 + 2100, then a
 // peer copy 1000 + 4096/8.
