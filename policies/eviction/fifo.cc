@@ -5,9 +5,16 @@
 // which is evicted first. Free chunks are used before any eviction (the engine
 // only asks for a victim when none is free). The chunk size is a parameter
 // (2 MiB as the driver; 4 KiB makes it a FIFO page cache).
+//
+// The two lists are index-linked slot lists (sim::SlotList, 8 bytes a slot), as
+// LRU's: a hook relinks a slot in place, where per-slot nodes on intrusive lists
+// cost a node lookup and a list's size upkeep on every move.
+#include <vector>
+
 #include "policies/eviction/chunk_slots.h"
 #include "policies/eviction/granularity.h"
 #include "policies/policy_kinds.h"
+#include "sim/slot_list.h"
 
 namespace umsim::policies {
 namespace {
@@ -21,49 +28,72 @@ class FifoEviction final : public sim::EvictionPolicy {
 
   void attach(const sim::EvictionContext& ctx) override {
     EvictionPolicy::attach(ctx);
-    slots_.attach(ctx);
+    lists_.assign(static_cast<std::size_t>(ctx.gpus), Lists{});
   }
-  void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override {
-    auto& n = slots_.node(c.gpu, c.slot);
-    n.alloc = c.alloc;
-    n.first_page = c.first_page;
-    slots_.push_back(c.gpu, n, kUsed);
-  }
+  void on_chunk_allocated(const sim::ChunkInfo& c, sim::Nanos) override { move_to_used_tail(lists(c.gpu), c.slot); }
   void on_chunk_residency_changed(const sim::ChunkInfo& c, bool has_resident_pages, sim::Nanos) override {
-    auto& n = slots_.node(c.gpu, c.slot);
-    if (!slots_.listed(n) || !unused_first_) return;  // without the unused list: allocation order only
-    slots_.push_back(c.gpu, n, has_resident_pages ? kUsed : kUnused);
+    if (!unused_first_) return;  // without the unused list: allocation order only
+    Lists& l = lists(c.gpu);
+    if (has_resident_pages) {
+      if (l.used.contains(c.slot) || l.unused.contains(c.slot)) move_to_used_tail(l, c.slot);
+    } else if (l.used.contains(c.slot)) {
+      l.used.erase(c.slot);
+      l.unused.push_back(c.slot);
+    } else if (l.unused.contains(c.slot)) {
+      l.unused.move_to_back(c.slot);
+    }
   }
-  void on_chunk_freed(const sim::ChunkInfo& c) override { slots_.unlink(c.gpu, slots_.node(c.gpu, c.slot)); }
-  // The freed slot's node, taken again, goes to the used tail: unlinked and appended in one step.
+  void on_chunk_freed(const sim::ChunkInfo& c) override {
+    Lists& l = lists(c.gpu);
+    if (l.used.contains(c.slot)) l.used.erase(c.slot);
+    else if (l.unused.contains(c.slot)) l.unused.erase(c.slot);
+  }
+  // The freed slot, taken again, goes to the used tail: unlinked and appended in one step.
   void on_chunk_replaced(const sim::ChunkInfo&, const sim::ChunkInfo& incoming, sim::Nanos now) override {
     on_chunk_allocated(incoming, now);
   }
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {
+    Lists& l = lists(gpu);
     // A chunk on the unused list whose block became resident again without the engine
     // reporting it goes back to the used tail first, as the driver's block_mark_memory_used.
-    auto& unused = slots_.list(gpu, kUnused);
-    for (auto it = unused.begin(); it != unused.end();) {
-      ChunkNode& n = *it++;
-      if (ctx_.resident_pages && ctx_.resident_pages(gpu, n.slot) != 0) {
-        slots_.push_back(gpu, n, kUsed);
-        continue;
+    for (std::uint32_t s = l.unused.front(); s != sim::SlotList::kNone;) {
+      const std::uint32_t next = l.unused.next(s);
+      if (ctx_.resident_pages && ctx_.resident_pages(gpu, s) != 0) {
+        l.unused.erase(s);
+        l.used.push_back(s);
+      } else if (evictable(ctx_, gpu, s)) {
+        return s;
       }
-      if (evictable(ctx_, gpu, n.slot)) return n.slot;
+      s = next;
     }
-    if (auto* n = first_evictable(slots_.list(gpu, kUsed), ctx_, gpu)) return n->slot;
+    for (std::uint32_t s = l.used.front(); s != sim::SlotList::kNone; s = l.used.next(s))
+      if (evictable(ctx_, gpu, s)) return s;
     return sim::kNoVictim;
   }
   std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
-    return first_two_slots(slots_.list(gpu, kUnused), slots_.list(gpu, kUsed), out);
+    const Lists& l = lists_[static_cast<std::size_t>(gpu)];
+    std::size_t n = 0;
+    for (std::uint32_t s = l.unused.front(); s != sim::SlotList::kNone && n < 2; s = l.unused.next(s)) out[n++] = s;
+    for (std::uint32_t s = l.used.front(); s != sim::SlotList::kNone && n < 2; s = l.used.next(s)) out[n++] = s;
+    return n;
   }
 
  private:
-  static constexpr int kUnused = 0;
-  static constexpr int kUsed = 1;
+  struct Lists {
+    sim::SlotList unused;  // chunks whose block has no resident pages, evicted first
+    sim::SlotList used;    // the rest, in the order their block became resident
+  };
+  Lists& lists(int gpu) { return lists_[static_cast<std::size_t>(gpu)]; }
+  // The slot leaves whichever list holds it and is appended to the used list.
+  static void move_to_used_tail(Lists& l, std::uint32_t slot) {
+    if (l.used.contains(slot)) return l.used.move_to_back(slot);
+    if (l.unused.contains(slot)) l.unused.erase(slot);
+    l.used.push_back(slot);
+  }
+
   sim::Bytes granularity_;
   bool unused_first_;
-  ChunkSlots<2> slots_;
+  std::vector<Lists> lists_;  // per GPU
 };
 
 }  // namespace
