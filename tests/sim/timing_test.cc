@@ -232,6 +232,17 @@ TEST(Timing, BatchServicesOneVaBlockAtATime) {
   EXPECT_EQ(r.kernels[0].counters.time_ns, 10000u + 2 * 2100 + 2 * 2024);
 }
 
+// A CPU-written range of pages 510..513 (two in each VA block), read by one kernel.
+trace::BuiltTrace read_across_two_blocks() {
+  return TraceBuilder()
+      .alloc("A", 4_MiB)
+      .cpu_write("A", 2_MiB - 8_KiB, 16_KiB)
+      .kernel("k", 0, 0)
+      .read("A", 2_MiB - 8_KiB, 16_KiB)
+      .end()
+      .build();
+}
+
 // gpu.access_lanes: a range read of pages 510..513 (two in each VA block) at
 // fault concurrency 2. In address order each batch holds one block's two
 // pages: 2 x (10000 + 2000 + 2*100 + one 2-page copy 1000 + 2048) = 30496.
@@ -239,15 +250,7 @@ TEST(Timing, BatchServicesOneVaBlockAtATime) {
 // each batch spans both blocks, 2 x (10000 + 2*(2000 + 100) + 2 copies of 2024)
 // = 36496. Same pages, same bytes.
 TEST(Timing, AccessLanesInterleaveARangeAcrossBlocks) {
-  const auto trace = [] {
-    return TraceBuilder()
-        .alloc("A", 4_MiB)
-        .cpu_write("A", 2_MiB - 8_KiB, 16_KiB)
-        .kernel("k", 0, 0)
-        .read("A", 2_MiB - 8_KiB, 16_KiB)
-        .end()
-        .build();
-  };
+  const auto trace = read_across_two_blocks;
   auto p = round_profile();
   p.fault_concurrency = 2;
   const Result in_order = replay(trace(), options_for(p));
@@ -273,15 +276,7 @@ TEST(Timing, AccessLanesInterleaveARangeAcrossBlocks) {
 // then 512 and 513: the lanes interleave within a window only, so the batches
 // are address order's, 30496; a window of the whole range is plain lanes.
 TEST(Timing, AccessWindowKeepsBatchesToTheWarpsInFlight) {
-  const auto trace = [] {
-    return TraceBuilder()
-        .alloc("A", 4_MiB)
-        .cpu_write("A", 2_MiB - 8_KiB, 16_KiB)
-        .kernel("k", 0, 0)
-        .read("A", 2_MiB - 8_KiB, 16_KiB)
-        .end()
-        .build();
-  };
+  const auto trace = read_across_two_blocks;
   auto p = round_profile();
   p.fault_concurrency = 2;
   p.gpu_access_lanes = 2;
