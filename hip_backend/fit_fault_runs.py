@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 
+from diag_runs import kernel_times
 from host_rescale import duration_ns, profile_values
 from tune_profile import names_an_input, replay_profile_text
 
@@ -65,12 +66,10 @@ def diagnostic_runs(folder):
             fail(f"{folder}: no runs of {name} ({name}.r1.json ...)")
         times = []
         for run in runs:
-            try:
-                with open(run) as f:
-                    kernels = json.load(f)["kernels"]
-                times.append(kernels[0]["counters"]["time_ns"])
-            except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
-                fail(f"{run}: not an umsim-hip replay result with a kernel ({e})")
+            kernels = kernel_times(run, fail)
+            if not kernels:
+                fail(f"{run}: not a replay result with kernel times (no kernel)")
+            times.append(kernels[0][1])
         hardware[trace] = statistics.median(times)
     return hardware
 

@@ -3,11 +3,11 @@
 # probe (a two-point grid: run_cost 0 or 3 us at va_block_cost 2 us; 3 wins),
 # and its bad inputs.
 set -uo pipefail
-fit=$1 tune=$2 rescale=$3 profile=$4 umsim=$5 probe=$6
+fit=$1 tune=$2 rescale=$3 profile=$4 umsim=$5 probe=$6 diag_runs=$7
 diag=hip_backend/results/h200-pcie5/diag_fault_runs
 probes=(hip_backend/results/h200-pcie5/session48/probe/*.json)
 source "$(dirname "$0")/fit_test_lib.sh"
-fit_setup "$fit" "$tune" "$rescale"
+fit_setup "$fit" "$tune" "$rescale" "$diag_runs"
 
 # The committed profile's [faults] as they were before the fit: no run_cost.
 grep -v '^run_cost' "$profile" |
@@ -37,7 +37,7 @@ refused "a folder without traces" "empty: no traces/\*.umt" "$tmp/in.toml" "$ums
 mkdir -p "$tmp/broken/traces"
 cp "$diag/traces/f2_stride_512KiB.umt" "$tmp/broken/traces/"
 echo 'not json' >"$tmp/broken/f2_stride_512KiB.r1.json"
-refused "a broken run" "f2_stride_512KiB.r1.json: not an umsim-hip replay result" "$tmp/in.toml" "$umsim" "$probe" "$tmp/broken" "$tmp/out.toml" "${probes[@]}"
+refused "a broken run" "f2_stride_512KiB.r1.json: not a replay result with kernel times" "$tmp/in.toml" "$umsim" "$probe" "$tmp/broken" "$tmp/out.toml" "${probes[@]}"
 rm "$tmp/broken/f2_stride_512KiB.r1.json"
 refused "a trace without runs" "no runs of f2_stride_512KiB" "$tmp/in.toml" "$umsim" "$probe" "$tmp/broken" "$tmp/out.toml" "${probes[@]}"
 refused "a bad grid" "expected comma-separated microseconds" --va-us 2,x "$tmp/in.toml" "$umsim" "$probe" "$diag" "$tmp/out.toml" "${probes[@]}"
