@@ -57,7 +57,10 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     if (leaves == 0 || leaves > sim::kPagesPerBlock) return true;
     if (r.fault_migrations_to_destination < min_faults_) return true;
     if (r.faulted_count == 1) return prefetch_one(r, out);
-    PageWords faulted, thrashing;
+    PageWords tree = PageWords::of(r.resident_on_destination);
+    tree.truncate(leaves);
+    if (tree.none()) return prefetch_over_grown(r, out);
+    PageWords faulted;
     std::uint32_t first_word = PageWords::kWords, end_word = 0;  // the words holding a faulted page
     for (std::uint32_t k = 0; k < r.faulted_count; ++k) {
       const std::uint32_t page = r.faulted[k];
@@ -67,11 +70,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       end_word = page / 64 + 1;  // ascending
     }
     if (end_word == 0) return true;
-    PageWords tree = PageWords::of(r.resident_on_destination);
     tree |= faulted;
-    tree.truncate(leaves);
-    grow_big_pages(tree, faulted, thrashing, leaves, first_word, end_word);
-    walk_tree(tree, faulted, thrashing, leaves, first_word, end_word,
+    grow_big_pages(tree, faulted, NoThrashing{}, leaves, first_word, end_word);
+    walk_tree(tree, faulted, NoThrashing{}, leaves, first_word, end_word,
               [&](std::uint32_t first, std::uint32_t end) { out.add(first, end); });
     return true;
   }
@@ -102,6 +103,43 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     tree.fill(grown_first, grown_end);
     std::uint32_t words_before[PageWords::kWords + 1];
     add_highest(page, leaves, count_words(tree, words_before), TreeCount{tree, words_before}, out);
+    return true;
+  }
+
+  // prefetch_quiet's several seeds where nothing of the block is on the
+  // destination (mostly so: its chunk is taken for these faults), without
+  // masks: the tree is then the seeds' grown big pages (and the tail past the
+  // last whole one) alone, a node's count its overlap with them. Every seed of
+  // a grown range wins the same node: at the big page's level or above where
+  // any node qualifies (below it a grown range's nodes qualify as the big page
+  // does), so one walk per range, from its first page.
+  bool prefetch_over_grown(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
+    const std::uint32_t leaves = r.pages_in_block;
+    const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
+    sim::PageRange grown[sim::kMaxQuietFaults];
+    std::uint32_t ranges = 0, resident = 0;
+    for (std::uint32_t k = 0; k < r.faulted_count; ++k) {
+      const std::uint32_t page = r.faulted[k];
+      if (page >= leaves) continue;  // past a short block's end
+      const std::uint32_t first = page < whole_end ? page & ~(big_page_pages_ - 1) : whole_end;
+      if (ranges != 0 && grown[ranges - 1].first == first) continue;  // ascending: the same big page
+      const std::uint32_t end = page < whole_end ? first + big_page_pages_ : leaves;
+      grown[ranges++] = {first, end};
+      resident += end - first;
+    }
+    auto node_count = [&](std::uint32_t f, std::uint32_t span) {
+      std::uint32_t n = 0;
+      for (std::uint32_t i = 0; i < ranges; ++i) {
+        const std::uint32_t lo = std::max(f, grown[i].first), hi = std::min(f + span, grown[i].end);
+        n += lo < hi ? hi - lo : 0;
+      }
+      return n;
+    };
+    for (std::uint32_t i = 0; i < ranges; ++i) {
+      const std::uint32_t added = out.count;
+      add_highest(grown[i].first, leaves, resident, node_count, out);
+      if (out.count != added && out.range[added].end == leaves) break;  // as walk_tree: a region reached the block's end
+    }
     return true;
   }
 
@@ -171,9 +209,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       region.fill(0, leaves);
       region_end = leaves;
     } else if (!r.preferred_location_elsewhere) {
-      grow_big_pages(tree, faulted, thrashing, leaves, first_word, end_word);
+      grow_big_pages(tree, faulted, ThrashingWords{thrashing}, leaves, first_word, end_word);
       region_first = leaves;
-      walk_tree(tree, faulted, thrashing, leaves, first_word, end_word, [&](std::uint32_t first, std::uint32_t end) {
+      walk_tree(tree, faulted, ThrashingWords{thrashing}, leaves, first_word, end_word, [&](std::uint32_t first, std::uint32_t end) {
         region.fill(first, end);
         region_first = std::min(region_first, first);
         region_end = std::max(region_end, end);
@@ -190,13 +228,26 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   }
 
  private:
+  // The pages that block growth and seeding, read as words: prefetch()'s
+  // thrashing and excluded pages, or none at all (prefetch_quiet's requests,
+  // which then read no words).
+  struct ThrashingWords {
+    const PageWords& pages;
+    std::uint64_t word(std::uint32_t i) const { return pages.w[i]; }
+    bool any(std::uint32_t first, std::uint32_t end) const { return pages.any(first, end); }
+  };
+  struct NoThrashing {
+    static constexpr std::uint64_t word(std::uint32_t) { return 0; }
+    static constexpr bool any(std::uint32_t, std::uint32_t) { return false; }
+  };
+
   // Step 4. The nodes of span >= big page above a page are shared by every page of its
   // aligned big page, so the upper part of the walk is done once per big page; the
   // lower levels only matter when no upper node qualifies.
   // The seeds are the faulted pages that do not thrash, in words [first_word, end_word);
   // each seed's winning node [first, end) goes to on_region(first, end).
-  template <typename OnRegion>
-  void walk_tree(const PageWords& tree, const PageWords& faulted, const PageWords& thrashing, std::uint32_t leaves,
+  template <typename Thrashing, typename OnRegion>
+  void walk_tree(const PageWords& tree, const PageWords& faulted, const Thrashing& thrashing, std::uint32_t leaves,
                  std::uint32_t first_word, std::uint32_t end_word, OnRegion&& on_region) const {
     const std::uint32_t levels = static_cast<std::uint32_t>(std::bit_width(std::bit_ceil(leaves)));
     std::uint32_t words_before[PageWords::kWords + 1];
@@ -223,7 +274,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       if (best_end == leaves) stop = true;
     };
     for (std::uint32_t i = first_word; i < end_word && !stop; ++i)  // the driver stops once a region reaches the block's end
-      for (std::uint64_t x = faulted.w[i] & ~thrashing.w[i]; x != 0 && !stop; x &= x - 1)
+      for (std::uint64_t x = faulted.w[i] & ~thrashing.word(i); x != 0 && !stop; x &= x - 1)
         walk_from(i * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
   }
 
@@ -277,7 +328,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // Step 3: fill each big page (and the tail past the last whole big page) that holds a
   // faulted page and no thrashing page.
   // Words without a faulted page, outside [first_word, end_word), grow nothing.
-  void grow_big_pages(PageWords& tree, const PageWords& faulted, const PageWords& thrashing, std::uint32_t leaves,
+  template <typename Thrashing>
+  void grow_big_pages(PageWords& tree, const PageWords& faulted, const Thrashing& thrashing, std::uint32_t leaves,
                       std::uint32_t first_word, std::uint32_t end_word) const {
     const std::uint32_t whole_end = leaves / big_page_pages_ * big_page_pages_;
     auto grow = [&](std::uint32_t first, std::uint32_t end) {
@@ -293,7 +345,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
         // Only the lanes holding a faulted page (lanes_end is a whole number of lanes).
         for (std::uint64_t x = lanes_end == 64 ? f : f & ((std::uint64_t{1} << lanes_end) - 1); x != 0;) {
           const std::uint64_t m = lane << (static_cast<std::uint32_t>(std::countr_zero(x)) & ~(big_page_pages_ - 1));
-          if (!(thrashing.w[w] & m)) tree.w[w] |= m;
+          if (!(thrashing.word(w) & m)) tree.w[w] |= m;
           x &= ~m;
         }
       }
