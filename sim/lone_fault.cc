@@ -61,12 +61,15 @@ template <bool kBlockChunks>
   // A chunk for the page (chunk_for), by evicting the order's first where memory is full.
   Nanos t = now;
   const ProcessorMask gbit = processor_bit(requester);
+  // The block's chunk, taken for another of its pages, is the one case that
+  // is not fresh (just taken or retaken: nothing resident, no policy to tell).
+  const bool shared = kBlockChunks && !victim && chunk_slot != kNoSlot;
   if (victim) {
     if constexpr (kBlockChunks) replace_block_chunk(g, *victim, slot, page, t, kernel_counters_);
     else replace_page_chunk(g, *victim, slot, page, t, kernel_counters_);
     chunk_slot = victim->slot;
-  } else if (kBlockChunks && chunk_slot != kNoSlot) {
-    victim = &gpu.memory.chunk(chunk_slot);  // the block's chunk, taken for another of its pages
+  } else if (shared) {
+    victim = &gpu.memory.chunk(chunk_slot);
   } else {
     SlotList& order = *eviction_order_[gi];
     chunk_slot = gpu.memory.take(slot, kBlockChunks ? block * kPagesPerBlock : page, /*pinned=*/false);
@@ -79,12 +82,11 @@ template <bool kBlockChunks>
   if (!copied) a.mark_populated(page);
   st.copies = gbit;
   st.mapped = static_cast<ProcessorMask>(gbit | a.always_mapped);  // mappings_for of an unadvised page
-  if constexpr (kBlockChunks) {
+  if (!shared) {
+    c.resident = 1;
+  } else if (c.resident++ == 0 && !c.fresh) {
     // A chunk whose pages all left without its eviction has the policy told it holds some again.
-    if (c.resident++ == 0 && !c.fresh)
-      eviction_->on_chunk_residency_changed(ChunkInfo{g, chunk_slot, slot, c.first_page}, true, t);
-  } else {
-    c.resident = 1;  // a fresh chunk: no residency change to report
+    eviction_->on_chunk_residency_changed(ChunkInfo{g, chunk_slot, slot, c.first_page}, true, t);
   }
   c.fresh = false;
   PageMask& resident = a.gpu_resident[gi][block];
