@@ -464,7 +464,7 @@ class Engine {
   // the first run it did not service. Only where lone_pages_apply().
   bool lone_pages_apply() const;  // the short path, the eviction order kept in line, 4 KiB or 2 MiB chunks
   std::size_t service_lone_runs(std::size_t r);
-  template <bool kBlockChunks>  // 2 MiB chunks
+  template <bool kBlockChunks, bool kOneGpu>  // 2 MiB chunks; the GPU is the only one (index 0)
   std::size_t service_lone_runs(std::size_t r);
   // `victim`: the chunk to replace where memory is full (first_chunk_to_replace), else null.
   template <bool kBlockChunks>

@@ -141,12 +141,16 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
 
 std::size_t Engine::service_lone_runs(std::size_t r) {
   if (!kernel_.open || !busy_chunks_.empty()) return r;  // the pass counts into kernel_counters_, holds no chunk
-  return pages_per_chunk_ == 1 ? service_lone_runs<false>(r) : service_lone_runs<true>(r);
+  // With one GPU its index is a constant: the per-GPU vectors' elements are
+  // found without an index held (and spilled) across the pass.
+  if (gpus_.size() == 1)
+    return pages_per_chunk_ == 1 ? service_lone_runs<false, true>(r) : service_lone_runs<true, true>(r);
+  return pages_per_chunk_ == 1 ? service_lone_runs<false, false>(r) : service_lone_runs<true, false>(r);
 }
 
-template <bool kBlockChunks>
+template <bool kBlockChunks, bool kOneGpu>
 std::size_t Engine::service_lone_runs(std::size_t r) {
-  const int g = kernel_.gpu;
+  const int g = kOneGpu ? 0 : kernel_.gpu;
   const auto gi = static_cast<std::size_t>(g);
   const GpuMemory& mem = gpus_[gi].memory;
   // The batch's runs and entries stay put during the pass: read where they
