@@ -414,8 +414,9 @@ class Engine {
   // try_service_short, which is inlined there and into service_page.
   bool service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
   // kScattered: the block's only faulted page (service_page_runs, service_page),
-  // whose costs are one page's (short_costs_).
-  template <bool kScattered>
+  // whose costs are one page's (short_costs_). kOneGpu: the kernel's GPU is
+  // the only one (index 0, a constant).
+  template <bool kScattered, bool kOneGpu = false>
   bool try_service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
   Nanos move_host_pages(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint32_t* pages,
                         std::uint32_t n, std::uint8_t cleared, Processor dest, Nanos ready);

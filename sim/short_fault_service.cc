@@ -91,7 +91,7 @@ bool Engine::short_path_applies() const {
 }
 
 // Inlined into its two callers below: service_page's single page folds the loops away.
-template <bool kScattered>
+template <bool kScattered, bool kOneGpu>
 [[gnu::always_inline]] inline bool Engine::try_service_short(AllocSlot slot, std::uint64_t block,
                                                              const std::uint32_t* pages, std::uint32_t n) {
   if (!short_path_) return false;
@@ -107,7 +107,7 @@ template <bool kScattered>
     copied += st.copies != 0;
   }
   BlockState& bs = a.blocks[block];
-  const Processor requester = Processor::gpu(kernel_.gpu);
+  const Processor requester = Processor::gpu(kOneGpu ? 0 : kernel_.gpu);
   Nanos& now = kernel_.now;
   if (bs.throttle_until > now) now = bs.throttle_until;
   // A block with nothing to copy is only populated (service_block's block
@@ -163,6 +163,8 @@ std::size_t Engine::service_page_runs(std::size_t r) {
 }
 
 bool Engine::service_short(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n) {
+  // With one GPU its index is a constant, as in service_lone_runs.
+  if (gpus_.size() == 1) return try_service_short<false, true>(slot, block, pages, n);
   return try_service_short<false>(slot, block, pages, n);
 }
 
