@@ -213,8 +213,10 @@ bool Engine::try_callback_hit(const Event& e) {
 // change nothing but counters and dirty bits, so the order of the lanes does
 // not matter and the pages are counted in tight passes. Not beside other
 // streams (a cursor): there its touches go in parts, so that they wait while
-// the GPU services another kernel's faults (stream_scheduler.cc).
-bool Engine::resident_range_hits(const Event& e, PageState* pages, std::uint64_t& seq, std::uint64_t& units) {
+// the GPU services another kernel's faults (stream_scheduler.cc). Hot: kept
+// in .text.hot, so its loops' placement no longer moves with the fault
+// service's code (range records lost 8% to a shift of that code alone).
+[[gnu::hot]] bool Engine::resident_range_hits(const Event& e, PageState* pages, std::uint64_t& seq, std::uint64_t& units) {
   if (e.stride > kPageSize || latest_ready_ > kernel_.now || eviction_access_callbacks_ || range_cursor_) return false;
   const bool write = e.op != static_cast<std::uint8_t>(AccessType::kRead);
   const ProcessorMask bit = kernel_bit_;
