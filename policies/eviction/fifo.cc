@@ -52,7 +52,32 @@ class FifoEviction final : public sim::EvictionPolicy {
   void on_chunk_replaced(const sim::ChunkInfo&, const sim::ChunkInfo& incoming, sim::Nanos now) override {
     on_chunk_allocated(incoming, now);
   }
+  // Most evictions take the oldest used chunk with no unused one waiting: that
+  // case is answered from the engine's records in line, a leaf call with no
+  // frame; the walk (and its residency and evictable callbacks) is out of line.
   std::uint32_t choose_victim(int gpu, sim::Nanos) override {
+    const Lists& l = lists(gpu);
+    const std::uint32_t oldest = l.used.front();
+    if (l.unused.empty() && oldest != sim::SlotList::kNone && ctx_.memory && ctx_.memory[gpu]->evictable(oldest))
+      return oldest;
+    return first_evictable_in_order(gpu);
+  }
+  std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
+    const Lists& l = lists_[static_cast<std::size_t>(gpu)];
+    std::size_t n = 0;
+    for (std::uint32_t s = l.unused.front(); s != sim::SlotList::kNone && n < 2; s = l.unused.next(s)) out[n++] = s;
+    for (std::uint32_t s = l.used.front(); s != sim::SlotList::kNone && n < 2; s = l.used.next(s)) out[n++] = s;
+    return n;
+  }
+
+ private:
+  struct Lists {
+    sim::SlotList unused;  // chunks whose block has no resident pages, evicted first
+    sim::SlotList used;    // the rest, in the order their block became resident
+  };
+  Lists& lists(int gpu) { return lists_[static_cast<std::size_t>(gpu)]; }
+  // choose_victim's walk: the unused list first, then the used list.
+  [[gnu::noinline]] std::uint32_t first_evictable_in_order(int gpu) {
     Lists& l = lists(gpu);
     // A chunk on the unused list whose block became resident again without the engine
     // reporting it goes back to the used tail first, as the driver's block_mark_memory_used.
@@ -70,23 +95,14 @@ class FifoEviction final : public sim::EvictionPolicy {
       if (evictable(ctx_, gpu, s)) return s;
     return sim::kNoVictim;
   }
-  std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
-    const Lists& l = lists_[static_cast<std::size_t>(gpu)];
-    std::size_t n = 0;
-    for (std::uint32_t s = l.unused.front(); s != sim::SlotList::kNone && n < 2; s = l.unused.next(s)) out[n++] = s;
-    for (std::uint32_t s = l.used.front(); s != sim::SlotList::kNone && n < 2; s = l.used.next(s)) out[n++] = s;
-    return n;
-  }
-
- private:
-  struct Lists {
-    sim::SlotList unused;  // chunks whose block has no resident pages, evicted first
-    sim::SlotList used;    // the rest, in the order their block became resident
-  };
-  Lists& lists(int gpu) { return lists_[static_cast<std::size_t>(gpu)]; }
   // The slot leaves whichever list holds it and is appended to the used list.
   static void move_to_used_tail(Lists& l, std::uint32_t slot) {
     if (l.used.contains(slot)) return l.used.move_to_back(slot);
+    append_to_used(l, slot);
+  }
+  // move_to_used_tail for a slot not on the used list, out of line: the list's
+  // growth there would give every move (one per eviction) a frame to build.
+  [[gnu::noinline]] static void append_to_used(Lists& l, std::uint32_t slot) {
     if (l.unused.contains(slot)) l.unused.erase(slot);
     l.used.push_back(slot);
   }
