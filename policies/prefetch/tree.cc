@@ -56,6 +56,25 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     const std::uint32_t leaves = r.pages_in_block;
     if (leaves == 0 || leaves > sim::kPagesPerBlock) return true;
     if (r.fault_migrations_to_destination < min_faults_) return true;
+    // Most faults of a replay over a large footprint: one page of a whole
+    // block of which nothing is on the destination (its chunk is taken for
+    // this fault), where every page wins the same node. Answered here with
+    // the mask read in place, the rest out of line: no stack frame.
+    if (r.faulted_count == 1 && leaves == sim::kPagesPerBlock && r.faulted[0] < leaves &&
+        no_page(r.resident_on_destination)) {
+      if (empty_block_span_ != 0) {
+        const std::uint32_t f = r.faulted[0] & ~(empty_block_span_ - 1);
+        out.add(f, f + empty_block_span_);
+      }
+      return true;
+    }
+    return prefetch_seeds(r, out);
+  }
+
+  // prefetch_quiet's other requests: several seeds, or one in a block partly
+  // on the destination or short.
+  [[gnu::noinline]] bool prefetch_seeds(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
+    const std::uint32_t leaves = r.pages_in_block;
     if (r.faulted_count == 1) return prefetch_one(r, out);
     PageWords tree = PageWords::of(r.resident_on_destination);
     tree.truncate(leaves);
@@ -77,8 +96,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     return true;
   }
 
-  // prefetch_quiet's one seed (most faults of a replay over a large
-  // footprint), without the seeds' masks: its big page (or the tail past the
+  // prefetch_quiet's one seed in a block partly on the destination or
+  // short, without the seeds' masks: its big page (or the tail past the
   // last whole one) filled, then the highest node above it that qualifies.
   bool prefetch_one(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
     const std::uint32_t leaves = r.pages_in_block, page = r.faulted[0];
@@ -88,16 +107,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     const std::uint32_t grown_end = page < whole_end ? grown_first + big_page_pages_ : leaves;
     PageWords tree = PageWords::of(r.resident_on_destination);
     tree.truncate(leaves);
-    if (tree.none()) {
-      // Mostly nothing of the block is on the destination (its chunk is taken
-      // for this fault); in a whole block the winning level is then the same
-      // for every page.
-      if (leaves != sim::kPagesPerBlock) {
-        add_highest_over_grown(page, leaves, grown_first, grown_end, out);
-      } else if (empty_block_span_ != 0) {
-        const std::uint32_t f = page & ~(empty_block_span_ - 1);
-        out.add(f, f + empty_block_span_);
-      }
+    if (tree.none()) {  // a short block's (prefetch_quiet answers a whole one)
+      add_highest_over_grown(page, leaves, grown_first, grown_end, out);
       return true;
     }
     tree.fill(grown_first, grown_end);
@@ -278,6 +289,15 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
         walk_from(i * 64 + static_cast<std::uint32_t>(std::countr_zero(x)));
   }
 
+  // Whether no page of a whole block's mask is set, read in place (a copy
+  // into PageWords takes a stack frame). The OR of the words takes no branch.
+  static bool no_page(const sim::PageMask& mask) {
+    std::uint64_t any = 0;
+#pragma GCC unroll 8
+    for (std::uint32_t w = 0; w < PageWords::kWords; ++w) any |= sim::mask_word(mask, w);
+    return any == 0;
+  }
+
   // Counts of the tree's words before each word (words_before[0..kWords]),
   // once: a node of 64 pages and more is the difference of two of them
   // instead of a count of its words for every seed. Returns the tree's count.
@@ -358,7 +378,7 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   std::uint32_t threshold_;
   std::uint32_t min_faults_;
   std::uint32_t big_page_pages_;
-  // The node prefetch_one adds in a whole block with nothing on the
+  // The node prefetch_quiet adds for one page of a whole block with nothing on the
   // destination, as a span (0: none): the same for every faulted page.
   std::uint32_t empty_block_span_ = 0;
 };
