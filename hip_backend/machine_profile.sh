@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # A profile of the machine one GPU-machine call ran on, from that call's
 # calibration alone (docs/hip_backend.md, "A profile per machine"):
-#   hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml
+#   hip_backend/machine_profile.sh [--probe PROBE_DIR] CALIBRATION_DIR OUT.toml
 # CALIBRATION_DIR is what `device_run.sh calibrate` left: an unpacked results
 # directory (raw/h200-pcie5.toml, raw/calibration.json) or a committed copy
 # (calibrated.toml, calibration.json; profiles/raw/h200-pcie5/later/sessionN).
+# PROBE_DIR holds the same call's host probe runs (host_fault_speed.r*.json of
+# traces/probe/host_fault_speed.umt; hip_backend/results/h200-pcie5/sessionN/probe);
+# an unpacked results directory's own probe/ is used where it has them.
 # Starts from the committed profile (UMSIM_BASE_PROFILE, else
 # profiles/h200-pcie5.toml), whose structure the diagnostics fitted, and takes
 # from the call what it measures of its machine:
@@ -13,9 +16,13 @@
 #     --machine on this one calibration), except those that follow the host's
 #     per-process mode (moves to the CPU, pageable copies: HOST_MODE_KEYS there),
 #     which keep the base profile's pooled values;
-#   - the host part, from its host-bound runs as a host probe
-#     (hip_backend/calibration_as_probe.py, hip_backend/host_rescale.py): the
-#     fault-servicing and CPU fault keys scaled to this host.
+#   - the host part: the fault-servicing and CPU fault keys scaled to this
+#     host (hip_backend/host_rescale.py) by the call's host probe where it ran
+#     one, else by the calibration's host-bound runs taken as a probe
+#     (hip_backend/calibration_as_probe.py). The probe is preferred: its CPU
+#     first touch is the median of three runs, the calibration's one run, and
+#     that one run's CPU factor disagreed with the probe's on every call compared
+#     (docs/validation.md, "The same-session profile's host part").
 # It no longer re-tunes the fault keys in the simulator: that grid left out
 # what the diagnostics fitted since, and on session 68 its profile was 21.7%
 # off its own suite, this one 12.5% and the committed profile 9.1%
@@ -26,9 +33,24 @@
 # factors), each through a temporary file renamed into place; an OUT that names
 # an input is refused.
 set -euo pipefail
-usage="usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml"
+usage="usage: hip_backend/machine_profile.sh [--probe PROBE_DIR] CALIBRATION_DIR OUT.toml"
+probe_dir=""
+if [[ ${1:-} == --probe ]]; then
+  [[ $# -ge 2 ]] || { echo "$usage" >&2; exit 2; }
+  probe_dir=$2
+  shift 2
+  [[ -d $probe_dir ]] || { echo "machine_profile.sh: --probe $probe_dir: no such directory" >&2; exit 1; }
+fi
 [[ $# -eq 2 ]] || { echo "$usage" >&2; exit 2; }
 dir=$1 out=$2
+[[ -n $probe_dir || ! -d $dir/probe ]] || probe_dir=$dir/probe
+probes=()
+if [[ -n $probe_dir ]]; then
+  shopt -s nullglob
+  probes=("$probe_dir"/host_fault_speed.r*.json)
+  shopt -u nullglob
+  [[ ${#probes[@]} -gt 0 ]] || { echo "machine_profile.sh: $probe_dir has no host probe runs (host_fault_speed.r*.json)" >&2; exit 1; }
+fi
 fit="" raw=""
 for candidate in "$dir/raw/h200-pcie5.toml" "$dir/calibrated.toml"; do
   [[ -f $candidate ]] && { fit=$candidate; break; }
@@ -42,7 +64,7 @@ done
 report=${out%.toml}.report.json
 [[ -d $(dirname "$out") ]] || { echo "machine_profile.sh: directory $(dirname "$out") of OUT does not exist" >&2; exit 1; }
 for target in "$out" "$report"; do
-  for input in "$fit" "$raw"; do
+  for input in "$fit" "$raw" "${probes[@]}"; do
     if [[ -e $target && $(realpath "$target") == $(realpath "$input") ]]; then
       echo "machine_profile.sh: output $target is the input $input (refused: it would be overwritten)" >&2
       exit 1
@@ -54,6 +76,7 @@ done
 umsim=${UMSIM_BIN:-}
 [[ -n $umsim ]] && umsim=$(realpath "$umsim")
 fit=$(realpath "$fit") raw=$(realpath "$raw") out=$(realpath -m "$out") report=$(realpath -m "$report")
+for k in "${!probes[@]}"; do probes[k]=$(realpath "${probes[k]}"); done
 base=${UMSIM_BASE_PROFILE:-}
 [[ -n $base ]] && base=$(realpath "$base")
 cd "$(dirname "$0")/.."
@@ -68,9 +91,16 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/calibration" "$tmp/probe"
 cp "$fit" "$tmp/calibration/calibrated.toml"
 python3 hip_backend/pool_calibrations.py --machine "$base" "$tmp/direct.toml" "$tmp/calibration" >/dev/null
-python3 hip_backend/calibration_as_probe.py "$raw" "$tmp/probe" >/dev/null
-python3 hip_backend/host_rescale.py --source "this call's calibration: its host-bound runs (hip_backend/calibration_as_probe.py)" \
-  "$tmp/direct.toml" "$umsim" "$tmp/probe/probe.umt" "$tmp/profile.toml" "$tmp/probe/probe.json" >"$tmp/host.json"
+if [[ ${#probes[@]} -gt 0 ]]; then
+  host_from=probe host_source="this call's host probe (${#probes[@]} runs)"
+  python3 hip_backend/host_rescale.py --source "$host_source" \
+    "$tmp/direct.toml" "$umsim" traces/probe/host_fault_speed.umt "$tmp/profile.toml" "${probes[@]}" >"$tmp/host.json"
+else
+  host_from=calibration host_source="this call's calibration: its host-bound runs (hip_backend/calibration_as_probe.py)"
+  python3 hip_backend/calibration_as_probe.py "$raw" "$tmp/probe" >/dev/null
+  python3 hip_backend/host_rescale.py --source "$host_source" \
+    "$tmp/direct.toml" "$umsim" "$tmp/probe/probe.umt" "$tmp/profile.toml" "$tmp/probe/probe.json" >"$tmp/host.json"
+fi
 # The machine it describes: [calibrated_on] from the call's machine.txt, where kept.
 machine=""
 for candidate in "$(dirname "$raw")/machine.txt" "$(dirname "$raw")/../logs/machine.txt"; do
@@ -97,18 +127,18 @@ fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 # The report reads the keys taken from the written profile, not from
 # pool_calibrations.py's printed lines.
-python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" <<'PY'
+python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" "$host_from" "$host_source" <<'PY'
 import json, sys
 sys.path.insert(0, "hip_backend")
 from host_rescale import profile_values
 from pool_calibrations import MACHINE_KEYS
-base, fit, direct, host, out = sys.argv[1:]
+base, fit, direct, host, out, host_from, host_source = sys.argv[1:]
 values = profile_values(open(direct).read())
 keys = {key: values[key].strip('"') for key in MACHINE_KEYS}
 json.dump({"base_profile": base, "device_fit": fit, "keys_from_calibration": keys,
-           "host": json.load(open(host))}, open(out, "w"), indent=1)
+           "host_from": host_from, "host_source": host_source, "host": json.load(open(host))}, open(out, "w"), indent=1)
 PY
 cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"
 cp "$tmp/report.json" "$report.partial" && mv "$report.partial" "$report"
-summary=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); h=r["host"]; print("%d keys from the calibration; host: GPU faults x%.3f, CPU faults x%.3f" % (len(r["keys_from_calibration"]), h["gpu_fault_factor"], h["cpu_fault_factor"]))' "$report")
+summary=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); h=r["host"]; print("%d keys from the calibration; host (%s): GPU faults x%.3f, CPU faults x%.3f" % (len(r["keys_from_calibration"]), r["host_from"], h["gpu_fault_factor"], h["cpu_fault_factor"]))' "$report")
 echo "machine_profile.sh: wrote $out ($summary; report $report)"

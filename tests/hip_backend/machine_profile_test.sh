@@ -5,19 +5,24 @@
 # with that calibration's directly measured keys and links (but the pooled
 # values of the keys that follow the host's per-process mode) and its host part
 # (the calibration's host-bound runs as a probe), in a profile that loads,
-# with its report.
+# with its report; with --probe (or a probe/ beside the calibration), the host
+# part from the call's host probe runs instead.
 set -uo pipefail
-script=$1 umsim=$2 base=$3 session=$4
-shift 4
+script=$1 umsim=$2 base=$3 session=$4 probe=$5 probe_trace=$6
+shift 6
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*"; exit 1; }
 # The script runs its helpers from its repository root: give it a copy of them.
-mkdir -p "$tmp/repo/hip_backend"
+mkdir -p "$tmp/repo/hip_backend" "$tmp/repo/traces/probe"
 cp "$script" "$@" "$tmp/repo/hip_backend/"
+cp "$probe_trace" "$tmp/repo/traces/probe/"
 run() { UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$base bash "$tmp/repo/hip_backend/machine_profile.sh" "$@"; }
 
 run >"$tmp/out" 2>&1; [[ $? -eq 2 ]] || fail "no arguments: exit code not 2"
-grep -q "usage: hip_backend/machine_profile.sh CALIBRATION_DIR OUT.toml" "$tmp/out" || fail "no usage line"
+grep -q "usage: hip_backend/machine_profile.sh \[--probe PROBE_DIR\] CALIBRATION_DIR OUT.toml" "$tmp/out" || fail "no usage line"
+run --probe >"$tmp/out" 2>&1; [[ $? -eq 2 ]] || fail "--probe without a directory: exit code not 2"
+run --probe "$tmp/no_such_probe" "$session" "$tmp/p.toml" >"$tmp/out" 2>&1 && fail "missing probe directory accepted"
+grep -q "no_such_probe: no such directory" "$tmp/out" || { cat "$tmp/out"; fail "missing probe directory not named"; }
 mkdir -p "$tmp/empty"
 run "$tmp/empty" "$tmp/p.toml" >"$tmp/out" 2>&1 && fail "empty directory accepted"
 grep -q "has no device-side fit" "$tmp/out" || { cat "$tmp/out"; fail "missing fit not named"; }
@@ -33,7 +38,7 @@ UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$tmp/none.toml bash "$tmp/repo/hip_backend/m
 grep -q "no base profile" "$tmp/out" || { cat "$tmp/out"; fail "missing base profile not named"; }
 
 run "$session" "$tmp/machine.toml" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "full run failed"; }
-grep -q "14 keys from the calibration; host: GPU faults x0.674, CPU faults x0.584" "$tmp/out" || fail "summary: $(cat "$tmp/out")"
+grep -q "14 keys from the calibration; host (calibration): GPU faults x0.674, CPU faults x0.584" "$tmp/out" || fail "summary: $(cat "$tmp/out")"
 [[ -f $tmp/machine.toml && -f $tmp/machine.report.json && ! -e $tmp/machine.toml.partial ]] || fail "outputs missing"
 "$umsim" profiles "$tmp/machine.toml" >/dev/null || fail "the profile does not load"
 python3 - "$tmp/machine.toml" "$base" "$tmp/machine.report.json" <<'PY' || fail "profile values"
@@ -66,9 +71,33 @@ for path in (("host", "pageable_copy_gbps"), ("host", "pageable_to_host_copy_gbp
 if machine["faults"]["page_cost"] != "824ns":
     sys.exit(f"faults.page_cost = {machine['faults']['page_cost']!r}, want '824ns'")
 if (report["keys_from_calibration"]["link.host_to_gpu.peak_gbps"] != "52" or "host.pageable_copy_gbps" in report["keys_from_calibration"]
-        or report["host"]["gpu_fault_factor"] != 0.674):
+        or report["host"]["gpu_fault_factor"] != 0.674 or report["host_from"] != "calibration"):
     sys.exit(f"report: {report}")
 PY
 # [calibrated_on] names session 68's machine (its machine.txt), not the base profile's.
 grep -q '^date = "2026-12-04T14:41Z"' "$tmp/machine.toml" || fail "[calibrated_on] is not session 68's machine"
+
+# With the call's host probe: the same calibration keys, the host part from the
+# probe's three runs (session 68's CPU first touch x0.834, not the single
+# calibration run's x0.584). An empty probe directory is refused.
+mkdir -p "$tmp/empty_probe"
+run --probe "$tmp/empty_probe" "$session" "$tmp/p.toml" >"$tmp/out" 2>&1 && fail "empty probe directory accepted"
+grep -q "has no host probe runs" "$tmp/out" || { cat "$tmp/out"; fail "empty probe directory not explained"; }
+[[ ! -e $tmp/p.toml ]] || fail "an output was written on error"
+run --probe "$probe" "$session" "$tmp/probed.toml" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "run with --probe failed"; }
+grep -q "14 keys from the calibration; host (probe): GPU faults x0.785, CPU faults x0.834" "$tmp/out" || fail "probe summary: $(cat "$tmp/out")"
+grep -q "from this call's host probe (3 runs)" "$tmp/probed.toml" || fail "the profile does not name the probe as its host part's source"
+"$umsim" profiles "$tmp/probed.toml" >/dev/null || fail "the probed profile does not load"
+# The calibration's keys are the same either way; only the host part differs.
+python3 - "$tmp/machine.report.json" "$tmp/probed.report.json" <<'PY' || fail "probe report"
+import json, sys
+calibration, probed = (json.load(open(path)) for path in sys.argv[1:])
+if probed["keys_from_calibration"] != calibration["keys_from_calibration"] or probed["host_from"] != "probe":
+    sys.exit(f"report: {probed}")
+PY
+# An unpacked results directory's own probe/ is taken without --probe.
+cp -r "$session" "$tmp/unpacked" && cp -r "$probe" "$tmp/unpacked/probe"
+run "$tmp/unpacked" "$tmp/auto.toml" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "run with probe/ failed"; }
+grep -q "host (probe)" "$tmp/out" || fail "probe/ beside the calibration not taken: $(cat "$tmp/out")"
+cmp -s "$tmp/auto.toml" "$tmp/probed.toml" || fail "probe/ and --probe give different profiles"
 echo "PASS"
