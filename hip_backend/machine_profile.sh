@@ -16,6 +16,8 @@
 #     --machine on this one calibration), except those that follow the host's
 #     per-process mode (moves to the CPU, pageable copies: HOST_MODE_KEYS there),
 #     which keep the base profile's pooled values;
+#   - the remote reads' request and touch costs, from its sparse pinned runs
+#     (hip_backend/fit_remote_requests.py);
 #   - the host part: the fault-servicing and CPU fault keys scaled to this
 #     host (hip_backend/host_rescale.py) by the call's host probe where it ran
 #     one, else by the calibration's host-bound runs taken as a probe
@@ -91,6 +93,23 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/calibration" "$tmp/probe"
 cp "$fit" "$tmp/calibration/calibrated.toml"
 python3 hip_backend/pool_calibrations.py --machine "$base" "$tmp/direct.toml" "$tmp/calibration" >/dev/null
+# Remote reads' request and touch costs, fitted together on the call's sparse
+# pinned runs (calibrations without them keep the base profile's).
+remote_fit=null
+if remote_fit=$(python3 hip_backend/fit_remote_requests.py "$(dirname "$raw")" 2>"$tmp/remote.err"); then
+  python3 - "$tmp/direct.toml" "$remote_fit" <<'PY'
+import json, sys
+sys.path.insert(0, "hip_backend")
+from tune_profile import set_values
+path, fit = sys.argv[1], json.loads(sys.argv[2])
+values = {"remote.request_cost": '"%.3fns"' % fit["request_cost_ns"], "remote.access_cost": '"%.3fns"' % fit["access_cost_ns"]}
+text = set_values(open(path).read(), values)
+open(path, "w").write(text)
+PY
+else
+  remote_fit=null
+  echo "machine_profile.sh: remote request costs kept from the base profile: $(cat "$tmp/remote.err")" >&2
+fi
 if [[ ${#probes[@]} -gt 0 ]]; then
   host_from=probe host_source="this call's host probe (${#probes[@]} runs)"
   python3 hip_backend/host_rescale.py --source "$host_source" \
@@ -127,14 +146,15 @@ fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 # The report reads the keys taken from the written profile, not from
 # pool_calibrations.py's printed lines.
-python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" "$host_from" "$host_source" <<'PY'
+python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" "$host_from" "$host_source" "$remote_fit" <<'PY'
 import json, sys
 sys.path.insert(0, "hip_backend")
 from host_rescale import profile_values
 from pool_calibrations import MACHINE_KEYS
-base, fit, direct, host, out, host_from, host_source = sys.argv[1:]
+base, fit, direct, host, out, host_from, host_source, remote_fit = sys.argv[1:]
 values = profile_values(open(direct).read())
-keys = {key: values[key].strip('"') for key in MACHINE_KEYS}
+remote_keys = ["remote.request_cost", "remote.access_cost"] if json.loads(remote_fit) else []
+keys = {key: values[key].strip('"') for key in MACHINE_KEYS + remote_keys}
 json.dump({"base_profile": base, "device_fit": fit, "keys_from_calibration": keys,
            "host_from": host_from, "host_source": host_source, "host": json.load(open(host))}, open(out, "w"), indent=1)
 PY

@@ -34,11 +34,14 @@ from tune_profile import set_values  # noqa: E402
 
 POOLED_KEYS = [
     "gpu.access_gbps", "gpu.access_cost", "gpu.launch_cost", "gpu.idle_start_cost",
-    "remote.gpu_to_host_gbps", "remote.access_cost",
+    "remote.gpu_to_host_gbps",
     "prefetch.call_cost", "prefetch.cold_call_cost", "prefetch.va_block_cost",
     "prefetch.duplicate_va_block_cost",
     "host.copy_call_cost", "host.pageable_copy_gbps", "host.pageable_to_host_copy_gbps",
 ]
+# Not remote.access_cost: fit_remote_requests.py fits it together with
+# remote.request_cost (sparse reads of host memory bound by their requests); a
+# calibration's own fit has no request cost, so its touch cost holds both.
 # Not prefetch.to_cpu_va_block_cost: the calibrations' back-and-forth runs move
 # large ranges, whose copies hide the block work, so their value (42.5-52.8 us)
 # is the link fit's remainder; fit_d2h_prefetch.py measures it on small moves.

@@ -557,14 +557,20 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   const Bytes mean_bytes = mean_units * profile_.gpu_access_unit;
   const Bytes remote_unit = profile_.remote_access_unit;
   const Bytes remote_bytes = (mean_bytes + remote_unit - 1) / remote_unit * remote_unit;
+  // Their loads' requests (the touches' types are not kept past the buffer: counted as loads).
+  const std::uint64_t remote_requests = (mean_bytes + profile_.remote_request_unit - 1) / profile_.remote_request_unit;
   if (elsewhere_used)
     for_each_page(remote, [&](std::uint32_t i) {
       PageState& st = a.pages[base + i];
       st.mapped |= rbit;
       ++kernel_counters_.remote_accesses;
       kernel_.remote_touched_units += mean_units;
-      if (st.copies & kCpuBit) kernel_.remote_host_bytes += remote_bytes;
-      else kernel_.remote_peer_bytes += remote_bytes;
+      if (st.copies & kCpuBit) {
+        kernel_.remote_host_bytes += remote_bytes;
+        kernel_.remote_host_requests += remote_requests;
+      } else {
+        kernel_.remote_peer_bytes += remote_bytes;
+      }
     });
   kernel_counters_.bytes_prefetched += prefetched;
   notify_thrashing(slot, block, faulted_moving, from, requester, MigrationCause::kFault, requester, now);

@@ -390,8 +390,14 @@ void Engine::remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, Ac
   const trace::PageTouch touch = trace::page_touch(*access_event_, page);
   const Bytes remote_bytes = trace::touched_units(touch, profile_.remote_access_unit) * profile_.remote_access_unit;
   kernel_.remote_touched_units += trace::touched_units(touch, profile_.gpu_access_unit);
-  if (st.copies & kCpuBit) kernel_.remote_host_bytes += remote_bytes;
-  else kernel_.remote_peer_bytes += remote_bytes;
+  if (st.copies & kCpuBit) {
+    kernel_.remote_host_bytes += remote_bytes;
+    // Loads wait for their data (a request in flight each); stores are posted.
+    if (type != AccessType::kWrite)
+      kernel_.remote_host_requests += trace::touched_units(touch, profile_.remote_request_unit);
+  } else {
+    kernel_.remote_peer_bytes += remote_bytes;
+  }
   if (type != AccessType::kRead) st.flags |= kDirty;
   if (!remote_access_callbacks_ || !a.managed()) return;
   std::uint64_t first = page, n = 1;

@@ -217,6 +217,12 @@ struct HardwareProfile {
   // touches through a remote mapping (bytes at the remote bandwidth).
   Bytes remote_access_unit = kPageSizeBytes;
   double remote_access_ns = 0;  // ns per remote page touch, fractional
+  // [remote] request_unit / request_cost: GPU reads of host memory go out as
+  // one request per request_unit line touched, and a kernel's requests take at
+  // least request_cost each: sparse zero-copy reads are bound by the rate of
+  // requests the link keeps in flight, not by their bytes (0: bytes only).
+  Bytes remote_request_unit = 128;
+  double remote_request_ns = 0;  // ns per request, fractional
 
   // [prefetch]: explicit prefetch servicing.
   Nanos prefetch_va_block_ns = 0;  // per VA block migrated by a prefetch hint

@@ -142,6 +142,34 @@ TEST(AccessCost, RemoteTouchesCostTheirSectors) {
   EXPECT_EQ(r.kernels[1].counters.time_ns, 4196u);
 }
 
+// Sparse reads of host memory are bound by their read requests, one per
+// 128-byte line (remote.request_cost 40 ns), where that is slower than their
+// bytes (remote.access_unit 32 B at 2 B/ns): two pinned pages read one word
+// per 128 B are 64 requests, 2560, against 64 sectors = 2048 B / 2 = 1024;
+// read whole, 8192 B / 2 = 4096 against the same 2560; written one word per
+// 128 B, stores are posted: their bytes alone, 1024. Without a request cost
+// the sparse read is its bytes, 1024.
+TEST(AccessCost, SparseRemoteReadsAreBoundByTheirRequests) {
+  const auto t = TraceBuilder()
+                     .alloc("H", 8_KiB, trace::AllocKind::kPinned)
+                     .kernel("words", 0, 0).read("H", 0, TraceBuilder::kWhole, 128).end()
+                     .kernel("pages", 0, 0).read("H").end()
+                     .kernel("stores", 0, 0).write("H", 0, TraceBuilder::kWhole, 128).end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.remote_access_unit = 32;
+  p.remote_request_unit = 128;
+  p.remote_request_ns = 40;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[0].counters.remote_accesses, 2u);
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 2560u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 4096u);
+  EXPECT_EQ(r.kernels[2].counters.time_ns, 1024u);
+  p.remote_request_ns = 0;
+  EXPECT_EQ(replay(t, options_for(p)).kernels[0].counters.time_ns, 1024u);
+}
+
 // faults.migrated_page_cost 300 per page a fault service moves from another
 // copy: the one-page fault of Timing.OnePageOneBatch (15124) costs 300 more;
 // a GPU first touch (nothing to move) does not.

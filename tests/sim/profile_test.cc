@@ -258,6 +258,29 @@ TEST(Profile, TouchCostsTakeFractionsOfANanosecond) {
   EXPECT_NE(error_of(gpu("\"fast\"")).find("expected a number in duration 'fast'"), std::string::npos);
 }
 
+// remote.request_unit / request_cost: 128 B and 0 (bytes only) unless given,
+// echoed only where set; the unit a power of two as access_unit's, the cost a
+// fraction of a nanosecond.
+TEST(Profile, RemoteRequestsHaveAUnitAndACost) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(plain.remote_request_unit, 128u);
+  EXPECT_EQ(plain.remote_request_ns, 0.0);
+  EXPECT_FALSE(to_json(plain)["remote"].contains("request_cost_ns"));
+  const std::string requests = replace(good_profile(), "gpu_to_gpu_gbps = 40.0\n",
+                                       "gpu_to_gpu_gbps = 40.0\nrequest_unit = \"64B\"\nrequest_cost = \"1.558ns\"\n");
+  const HardwareProfile p = parse_profile(requests, "p.toml");
+  EXPECT_EQ(p.remote_request_unit, 64u);
+  EXPECT_DOUBLE_EQ(p.remote_request_ns, 1.558);
+  EXPECT_EQ(to_json(p)["remote"]["request_unit_bytes"], 64u);
+  EXPECT_EQ(to_json(p)["remote"]["request_cost_ns"], 1.558);
+  const std::string bad_unit = replace(requests, "\"64B\"", "\"96B\"");
+  EXPECT_NE(error_of(bad_unit).find("'remote.request_unit' must be a power of two from 4B to 4KiB, not 96 bytes"),
+            std::string::npos)
+      << error_of(bad_unit);
+  EXPECT_NE(error_of(replace(requests, "\"1.558ns\"", "\"-1ns\"")).find("'remote.request_cost' must be a duration"),
+            std::string::npos);
+}
+
 // gpu.fault_compute_overlap: 0 unless given; a fraction from 0 to 1.
 TEST(Profile, FaultComputeOverlapIsAFraction) {
   EXPECT_EQ(parse_profile(good_profile(), "p.toml").gpu_fault_compute_overlap, 0.0);
