@@ -61,16 +61,27 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
                                               ranges))
     return false;
   // The words the service touches: the faulted pages' and the ranges'.
-  PageMask faulted;
   std::uint32_t first_word = pages[0] / 64, end_word = pages[n - 1] / 64 + 1;
-  for (std::uint32_t k = 0; k < n; ++k)
-    set_mask_word(faulted, pages[k] / 64, mask_word(faulted, pages[k] / 64) | std::uint64_t{1} << (pages[k] % 64));
   for (std::uint32_t r = 0; r < ranges.count; ++r) {
     PageRange& range = ranges.range[r];
     range.end = std::min(range.end, in_block);
     if (range.first >= range.end) continue;
     first_word = std::min(first_word, range.first / 64);
     end_word = std::max(end_word, (range.end + 63) / 64);
+  }
+  // Most services are of one word: a faulted page and the prefetcher's big
+  // page around it, served without a loop over words (its values stay in
+  // registers).
+  const bool one_word = end_word == first_word + 1;
+  // The faulted pages as mask words, of words [first_word, end_word) only.
+  std::uint64_t faulted[kPagesPerBlock / 64];
+  if (one_word) {
+    std::uint64_t x = 0;
+    for (std::uint32_t k = 0; k < n; ++k) x |= std::uint64_t{1} << (pages[k] % 64);
+    faulted[first_word] = x;
+  } else {
+    for (std::uint64_t& x : faulted) x = 0;  // all eight: stores in line, not a memset call
+    for (std::uint32_t k = 0; k < n; ++k) faulted[pages[k] / 64] |= std::uint64_t{1} << (pages[k] % 64);
   }
   // The policy's pages the engine accepts (add_policy_prefetch: not faulted,
   // not resident on the destination), and with the faulted pages the pages
@@ -86,12 +97,12 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   // pages' copies are then the populated mask's words, no record read.
   const bool one_gpu = gpus_.size() == 1;
   std::uint32_t host_pages = 0;
-  for (std::uint32_t w = first_word; w < end_word; ++w) {
+  auto take_word = [&](std::uint32_t w) __attribute__((always_inline)) {
     std::uint64_t proposed = 0;
     for (std::uint32_t r = 0; r < ranges.count; ++r)  // pages [first, end) of word w
       proposed |= pages_below_in_word(ranges.range[r].end, w) & ~pages_below_in_word(ranges.range[r].first, w);
-    const std::uint64_t policy = proposed & ~(mask_word(resident, w) | mask_word(faulted, w));
-    const std::uint64_t moving = policy | mask_word(faulted, w);
+    const std::uint64_t policy = proposed & ~(mask_word(resident, w) | faulted[w]);
+    const std::uint64_t moving = policy | faulted[w];
     std::uint64_t copy = 0;
     if (one_gpu) {
       copy = moving & mask_word(populated, w);
@@ -108,6 +119,11 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
     any_policy |= policy;
     migrate[w] = moving;
     with_copy[w] = copy;
+  };
+  if (one_word) {
+    take_word(first_word);
+  } else {
+    for (std::uint32_t w = first_word; w < end_word; ++w) take_word(w);
   }
   const std::uint32_t host_policy_pages = host_pages - faulted_host_pages;
   if (elsewhere & ~kCpuBit) return false;  // a page held on a GPU: move_pages' general copies
@@ -130,15 +146,17 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   if (!thrashing_) return true;
   BlockMigration m{slot, block, from, requester, MigrationCause::kFault, Processor::none(), t};
   const bool accepted = thrashing_->on_quiet_migration(m);
-  if (!accepted) notify_thrashing(slot, block, faulted, from, requester, MigrationCause::kFault, requester, t);
+  if (!accepted)
+    notify_thrashing(slot, block, mask_of_words(faulted, first_word, end_word), from, requester,
+                     MigrationCause::kFault, requester, t);
   if (any_policy != 0 && !(accepted && quiet_repeats_ignored_)) {
     const std::int8_t preferred = block_pages[first_policy_page].preferred;
     m.cause = MigrationCause::kPrefetchPolicy;
     m.preferred = preferred >= 0 ? Processor{preferred} : Processor::none();
     m.now = t;
     if (!thrashing_->on_quiet_migration(m))
-      notify_thrashing(slot, block, mask_of_words(migrate, first_word, end_word) & ~faulted, from, requester,
-                       MigrationCause::kPrefetchPolicy, requester, t);
+      notify_thrashing(slot, block, mask_of_words(migrate, first_word, end_word) & ~mask_of_words(faulted, first_word, end_word),
+                       from, requester, MigrationCause::kPrefetchPolicy, requester, t);
   }
   return true;
 }
