@@ -526,6 +526,10 @@ class Engine {
   // none; `hold`: marked busy until clear_busy_chunks (an operation that fills
   // several chunks must not evict one it filled; a single page need not).
   std::uint32_t chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold = true);
+  // chunk_for's errors, out of line: their formatting's frame (and stack
+  // protector) stays out of the eviction every fault of a full GPU makes.
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_nothing_evictable(int gpu) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_no_victim(int gpu, std::uint32_t victim) const;
   // chunk_for on a full GPU evicts without it: the victim's slot is taken again
   // at once and the policy hears both in one call (on_chunk_replaced).
   void evict_chunk(int gpu, std::uint32_t victim, Nanos& now);

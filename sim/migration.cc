@@ -135,6 +135,24 @@ void Engine::evict_chunk(int gpu, std::uint32_t victim, Nanos& now) {
   if (prefetch_ahead_) prefetch_upcoming_victims(gpu);
 }
 
+void Engine::throw_nothing_evictable(int gpu) const {
+  const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  throw SimulationError(fmt::format(
+      "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
+      "so nothing can be evicted to place managed data (raise --gpu-mem)",
+      gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
+}
+
+void Engine::throw_no_victim(int gpu, std::uint32_t victim) const {
+  const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
+  throw SimulationError(fmt::format(
+      "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
+      "and the eviction policy {}",
+      gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size(),
+      victim == kNoVictim ? std::string("found no victim")
+                          : fmt::format("chose slot {}, which is not evictable", victim)));
+}
+
 std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uint64_t page, Nanos& now, bool hold) {
   GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   std::uint32_t& s = a.chunk_slot[static_cast<std::size_t>(gpu)][page >> chunk_shift_];
@@ -152,19 +170,9 @@ std::uint32_t Engine::chunk_for(AllocSlot slot, Allocation& a, int gpu, std::uin
     chunk_allocated(ChunkInfo{gpu, s, slot, first}, now);
     return s;
   }
-  if (mem.pinned() + busy_chunks_.size() >= mem.capacity())
-    throw SimulationError(fmt::format(
-        "gpu{} memory is full: its {} chunks of {} hold device allocations ({}) or pages of this migration ({}), "
-        "so nothing can be evicted to place managed data (raise --gpu-mem)",
-        gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size()));
+  if (mem.pinned() + busy_chunks_.size() >= mem.capacity()) throw_nothing_evictable(gpu);
   const std::uint32_t victim = choose_victim(IncomingChunk{gpu, slot, first}, now);
-  if (victim == kNoVictim || !mem.evictable(victim))
-    throw SimulationError(fmt::format(
-        "gpu{} memory is full ({} chunks of {}, {} held by device allocations, {} in use by this migration) "
-        "and the eviction policy {}",
-        gpu, mem.capacity(), trace::format_bytes(chunk_bytes_), mem.pinned(), busy_chunks_.size(),
-        victim == kNoVictim ? std::string("found no victim")
-                            : fmt::format("chose slot {}, which is not evictable", victim)));
+  if (victim == kNoVictim || !mem.evictable(victim)) throw_no_victim(gpu, victim);
   // The victim is written back, released and taken again for `page`: a full
   // memory's free list is empty, so take would return the slot just released.
   // The policy hears both in one call (on_chunk_replaced).
