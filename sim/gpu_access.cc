@@ -4,6 +4,7 @@
 
 #include "sim/engine.h"
 #include "sim/lane_sweep.h"
+#include "sim/single_page_pass.h"
 #include "traces/checked_math.h"
 
 namespace umsim::sim {
@@ -123,10 +124,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
         stop = Stop::kOtherAllocation;
         break;
       }
-      // One pass, contiguous, 1 to 4096 bytes within one page, within the
-      // allocation (offset + length wraps only to 0, which the - 1 refuses).
-      if (((e.count ^ 1u) | e.stride) != 0 || e.length - 1 >= kPageSize - e.offset % kPageSize ||
-          e.offset + e.length - 1 >= size) {
+      if (!is_single_page_pass(e, size)) {
         // A range (longer than a page: its resident hits in tight passes, else
         // gpu_access's general path, where kernel_access would arrive after
         // two single-page checks), or the rare rest through kernel_access.
