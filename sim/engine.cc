@@ -139,6 +139,8 @@ Result Engine::run(trace::TraceReader& reader) {
   bool every_order = true;
   for (int g = 0; g < profile_.gpus; ++g) every_order = (eviction_order_[g] = eviction_->eviction_order(g)) && every_order;
   if (!every_order) std::fill(std::begin(eviction_order_), std::end(eviction_order_), nullptr);
+  for (int g = 0; g < profile_.gpus; ++g)
+    preferred_victims_[g] = eviction_order_[g] ? eviction_->preferred_victims(g) : nullptr;
   lone_faults_ = lone_faults_apply();
   lone_pages_ = lone_pages_apply();
   recency_touch_ = eviction_access_callbacks_;

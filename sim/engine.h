@@ -552,7 +552,7 @@ class Engine {
   // it gave one (EvictionPolicy::eviction_order), else its virtual calls.
   std::uint32_t choose_victim(const IncomingChunk& incoming, Nanos now) {
     const SlotList* const order = eviction_order_[incoming.gpu];
-    if (!order) return eviction_->choose_victim_for(incoming, now);
+    if (!order || policy_chooses(incoming.gpu)) return eviction_->choose_victim_for(incoming, now);
     const GpuMemory& mem = gpus_[static_cast<std::size_t>(incoming.gpu)].memory;
     for (std::uint32_t s = order->front(); s != SlotList::kNone; s = order->next(s))
       if (mem.evictable(s)) return s;
@@ -561,12 +561,14 @@ class Engine {
   void chunk_allocated(const ChunkInfo& c, Nanos now) {
     SlotList* const order = eviction_order_[c.gpu];
     if (!order) return eviction_->on_chunk_allocated(c, now);
+    leave_preferred_victims(c);
     if (order->contains(c.slot)) order->erase(c.slot);
     order->push_back(c.slot);
   }
   void chunk_released(const ChunkInfo& c, bool evicted, Nanos now) {
     SlotList* const order = eviction_order_[c.gpu];
     if (order) {
+      leave_preferred_victims(c);
       if (order->contains(c.slot)) order->erase(c.slot);
     } else if (evicted) {
       eviction_->on_chunk_evicted(c, now);
@@ -587,7 +589,18 @@ class Engine {
   }
   std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const {
     const SlotList* const order = eviction_order_[gpu];
-    return order ? order->first_two(out) : eviction_->upcoming_victims(gpu, out);
+    return order && !policy_chooses(gpu) ? order->first_two(out) : eviction_->upcoming_victims(gpu, out);
+  }
+  // Where the engine keeps the order: the policy's preferred victims
+  // (EvictionPolicy::preferred_victims) list a chunk, so it chooses.
+  bool policy_chooses(int gpu) const {
+    const SlotList* const preferred = preferred_victims_[gpu];
+    return preferred && !preferred->empty();
+  }
+  // An allocated or released chunk is no longer a preferred victim.
+  void leave_preferred_victims(const ChunkInfo& c) {
+    SlotList* const preferred = preferred_victims_[c.gpu];
+    if (preferred && preferred->contains(c.slot)) preferred->erase(c.slot);
   }
   // A GPU that evicted once will evict again at its next fault: the next victim's
   // page records and chunk-slot entry, and the record of the one after it, are
@@ -755,6 +768,7 @@ class Engine {
   bool recency_touch_ = false;              // ... and it is a recency list move (recency_ set)
   SlotList* recency_[kMaxGpus] = {};        // by GPU: EvictionPolicy::recency_order
   SlotList* eviction_order_[kMaxGpus] = {};  // by GPU: EvictionPolicy::eviction_order (every GPU's or none)
+  SlotList* preferred_victims_[kMaxGpus] = {};  // by GPU, where eviction_order_ is: EvictionPolicy::preferred_victims
   std::vector<const GpuMemory*> memory_of_gpu_;  // EvictionContext::memory
   bool remote_access_callbacks_ = false;
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default

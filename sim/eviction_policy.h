@@ -45,6 +45,15 @@
 //                       line, and calls none of on_chunk_allocated, on_chunk_evicted,
 //                       on_chunk_freed, choose_victim(_for) or upcoming_victims
 //                       (their virtual calls were a fifth of a fault's instructions).
+//   preferred_victims:  optional, asked once after attach from a policy that gave an
+//                       eviction_order: a second SlotList per GPU whose chunks are
+//                       evicted before the order's (the NVIDIA driver's "unused"
+//                       chunks, FIFO's). The policy moves chunks onto it and between
+//                       the lists in on_chunk_residency_changed, which the engine
+//                       still calls; the engine erases a chunk from it where it is
+//                       allocated or released, and while it lists any chunk asks the
+//                       policy for victims (choose_victim_for, upcoming_victims). A
+//                       replay that never empties a chunk evicts without a call.
 #pragma once
 
 #include <functional>
@@ -151,6 +160,8 @@ class EvictionPolicy : public PolicyHooks {
   virtual SlotList* recency_order(int /*gpu*/) { return nullptr; }
   // See eviction_order above; null (the default): the engine calls the hooks.
   virtual SlotList* eviction_order(int /*gpu*/) { return nullptr; }
+  // See preferred_victims above; null (the default): the order alone.
+  virtual SlotList* preferred_victims(int /*gpu*/) { return nullptr; }
 
  protected:
   EvictionContext ctx_;

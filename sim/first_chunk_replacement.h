@@ -19,10 +19,11 @@ namespace umsim::sim {
 inline bool Engine::replaces_first_chunk(int gpu) const {
   const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   const SlotList* const order = eviction_order_[gpu];
-  // chunk_for's refusal (nothing it may evict) and choose_victim's walk past
-  // a first chunk that is busy take the general path.
+  // chunk_for's refusal (nothing it may evict), choose_victim's walk past
+  // a first chunk that is busy and the policy's own choice (preferred
+  // victims listed) take the general path.
   return order && !mem.has_free() && mem.pinned() + busy_chunks_.size() < mem.capacity() &&
-         !order->empty() && mem.evictable(order->front());
+         !order->empty() && mem.evictable(order->front()) && !policy_chooses(gpu);
 }
 
 // replaces_first_chunk's test where the engine keeps the order

@@ -22,7 +22,9 @@
 namespace umsim::sim {
 
 bool Engine::lone_pages_apply() const {
-  return short_path_ && (pages_per_chunk_ == 1 || pages_per_chunk_ == kPagesPerBlock) && eviction_order_[0] != nullptr;
+  // Its replacements read the order alone: not where the policy may list preferred victims.
+  return short_path_ && (pages_per_chunk_ == 1 || pages_per_chunk_ == kPagesPerBlock) && eviction_order_[0] != nullptr &&
+         preferred_victims_[0] == nullptr;
 }
 
 bool Engine::lone_faults_apply() const {

@@ -62,6 +62,10 @@ class FifoEviction final : public sim::EvictionPolicy {
       return oldest;
     return first_evictable_in_order(gpu);
   }
+  // The engine keeps the used list in line and asks for victims only while
+  // the unused list holds a chunk (on_chunk_residency_changed keeps both).
+  sim::SlotList* eviction_order(int gpu) override { return &lists(gpu).used; }
+  sim::SlotList* preferred_victims(int gpu) override { return &lists(gpu).unused; }
   std::size_t upcoming_victims(int gpu, std::uint32_t (&out)[2]) const override {
     const Lists& l = lists_[static_cast<std::size_t>(gpu)];
     std::size_t n = 0;
