@@ -50,6 +50,23 @@ TEST(FifoEviction, UnusedChunksFirstThenUsedInResidencyOrder) {
   EXPECT_EQ(plain->choose_victim(0, 0), 0u);
 }
 
+// The lists FIFO gives the engine (eviction_order, preferred_victims) are the
+// ones its hooks keep: the used list in order, the unused list its preferred victims.
+TEST(FifoEviction, GivesItsUsedListAsTheOrderAndItsUnusedListAsPreferredVictims) {
+  auto p = attached("fifo", 4);
+  sim::SlotList* const used = p->eviction_order(0);
+  sim::SlotList* const unused = p->preferred_victims(0);
+  ASSERT_TRUE(used && unused);
+  for (std::uint32_t s : {0u, 1u, 2u}) p->on_chunk_allocated(chunk(s), 0);
+  p->on_chunk_residency_changed(chunk(1), false, 0);
+  EXPECT_EQ(unused->front(), 1u);
+  EXPECT_FALSE(used->contains(1));
+  EXPECT_EQ(used->front(), 0u);
+  p->on_chunk_residency_changed(chunk(1), true, 0);  // used: 0, 2, 1
+  EXPECT_TRUE(unused->empty());
+  EXPECT_EQ(used->back(), 1u);
+}
+
 // If the block of an unused chunk becomes resident again and the engine does not say so,
 // the chunk is found resident when a victim is chosen and moves to the used tail.
 TEST(FifoEviction, UnusedChunkFoundResidentAgainMovesToTheUsedTail) {
