@@ -4,9 +4,8 @@
 # and its bad inputs.
 set -uo pipefail
 script=$1 later=$2
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
-fail() { echo "FAIL: $*"; exit 1; }
-run() { python3 "$script" "$@"; }
+source "$(dirname "$0")/fit_test_lib.sh"
+fit_setup "$script"
 
 dirs=()
 for s in 40 41 42 43 44 45 46 47 49 50 51 52 53 56; do dirs+=("$later/session$s"); done
@@ -37,20 +36,15 @@ run "$tmp"/c1 "$tmp"/c2 "$tmp"/c3 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "ha
 grep -qxF '{"request_cost_ns": 1.8, "request_cost_range_ns": [1.5, 2.0], "access_cost_ns": 0.2, "access_cost_range_ns": [0.1, 0.3], "calibrations": 3}' "$tmp/out" ||
   fail "hand-made calibrations: $(cat "$tmp/out")"
 
-expect_error() {  # MESSAGE ARGS...
-  local message=$1; shift
-  run "$@" >"$tmp/out" 2>&1 && fail "accepted: $*"
-  grep -qF -- "$message" "$tmp/out" || fail "for $*: expected '$message', got: $(cat "$tmp/out")"
-}
-expect_error "usage:"
-expect_error "no such folder" "$tmp/none"
+refused "no arguments" "usage:"
+refused "a missing folder" "no such folder" "$tmp/none"
 mkdir -p "$tmp/broken" "$tmp/short" "$tmp/strided" "$tmp/flat"
 echo "{" >"$tmp/broken/calibration.json"
-expect_error "broken/calibration.json: not a calibration with subpage runs" "$tmp/broken"
+refused "a broken calibration" "broken/calibration.json: not a calibration with subpage runs" "$tmp/broken"
 python3 -c 'import json; json.dump({"subpage": []}, open("'"$tmp"'/short/calibration.json", "w"))'
-expect_error "no pinned subpage run 'w128'" "$tmp/short"
+refused "a calibration without sparse runs" "no pinned subpage run 'w128'" "$tmp/short"
 sed 's/"stride": 4096/"stride": 2048/g' "$tmp/c1/calibration.json" >"$tmp/strided/calibration.json"
-expect_error "subpage run 'w4k' has stride 2048, expected 4096" "$tmp/strided"
+refused "a sparse run of another stride" "subpage run 'w4k' has stride 2048, expected 4096" "$tmp/strided"
 # Sparse reads no slower per line than per page: no request time to fit.
 python3 - "$tmp/flat/calibration.json" <<'PY'
 import json, sys
@@ -58,5 +52,5 @@ runs = [{"memory": "pinned", "shape": s, "stride": st, "bytes": 1 << 20, "time_n
         for s, st, t in (("w128", 128, 100), ("w4k", 4096, 1000))]
 json.dump({"subpage": runs}, open(sys.argv[1], "w"))
 PY
-expect_error "no request-bound reads to fit" "$tmp/flat"
+refused "sparse reads without a request bound" "no request-bound reads to fit" "$tmp/flat"
 echo PASS
