@@ -134,11 +134,9 @@ class DriverThrashing final : public sim::ThrashingPolicy {
   // on_migration's common case, which reads no page: the block stays without
   // per-page state and only notes when and where it last went.
   bool on_quiet_migration(const sim::BlockMigration& m) override {
-    BlockState& b = block(m.alloc, m.block);
-    const sim::Nanos stamp = m.now + 1;
-    if (b.pages || potential_thrashing(b, m.to, stamp)) return false;
-    note_last_migration(b, m.to, stamp);
-    return true;
+    if (m.alloc >= blocks_.size() || m.block >= blocks_[m.alloc].size()) [[unlikely]]
+      return quiet_migration_of_grown(m);
+    return note_quiet_migration(blocks_[m.alloc][m.block], m);
   }
   // A repeat finds the block as the accepted migration left it, last gone to
   // the same processor at the same stamp: not potential thrashing, and its
@@ -181,12 +179,25 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     return grown_block(alloc, index);
   }
   // block()'s rare case, out of line: the resizes would otherwise make every
-  // call of on_quiet_migration (one or two a fault service) save and restore registers.
+  // call save and restore registers.
   [[gnu::noinline]] BlockState& grown_block(sim::AllocSlot alloc, std::uint64_t index) {
     if (blocks_.size() <= alloc) blocks_.resize(alloc + 1);
     auto& v = blocks_[alloc];
     if (v.size() <= index) v.resize(index + 1);
     return v[index];
+  }
+
+  bool note_quiet_migration(BlockState& b, const sim::BlockMigration& m) const {
+    const sim::Nanos stamp = m.now + 1;
+    if (b.pages || potential_thrashing(b, m.to, stamp)) return false;
+    note_last_migration(b, m.to, stamp);
+    return true;
+  }
+  // on_quiet_migration's rare case, out of line and reached by a jump: the
+  // resizes would otherwise make every call (one a fault service) save and
+  // restore registers.
+  [[gnu::noinline]] bool quiet_migration_of_grown(const sim::BlockMigration& m) {
+    return note_quiet_migration(grown_block(m.alloc, m.block), m);
   }
 
   static void note_last_migration(BlockState& b, sim::Processor to, sim::Nanos stamp) {
