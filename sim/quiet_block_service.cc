@@ -29,6 +29,8 @@ bool Engine::quiet_pages_apply() const {
 }
 
 bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n) {
+  // First, with the fewest values live across the call.
+  if (thrashing_ && !thrashing_->quiet_block(slot, block)) return false;
   Allocation& a = allocs_[slot];
   // Prefetched pages advised ReadMostly would duplicate instead of migrating.
   if (a.read_mostly_advised && vendor_.read_mostly_duplicates) return false;
@@ -43,7 +45,6 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
     copies_of_faulted |= st.copies;
     faulted_host_pages += st.copies == kCpuBit;
   }
-  if (thrashing_ && !thrashing_->quiet_block(slot, block)) return false;
   BlockState& bs = a.blocks[block];
   const Processor requester = Processor::gpu(kernel_.gpu);
   // service_block's clock: a throttle's end, then the block's and the pages' costs.
