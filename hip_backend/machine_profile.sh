@@ -24,7 +24,7 @@
 #     (hip_backend/calibration_as_probe.py). The probe is preferred: its CPU
 #     first touch is the median of three runs, the calibration's one run, and
 #     that one run's CPU factor disagreed with the probe's on every call compared
-#     (docs/validation.md, "The same-session profile's host part").
+#     (docs/validation.md, "The same session in one command").
 # It no longer re-tunes the fault keys in the simulator: that grid left out
 # what the diagnostics fitted since, and on session 68 its profile was 21.7%
 # off its own suite, this one 12.5% and the committed profile 9.1%
@@ -95,7 +95,6 @@ cp "$fit" "$tmp/calibration/calibrated.toml"
 python3 hip_backend/pool_calibrations.py --machine "$base" "$tmp/direct.toml" "$tmp/calibration" >/dev/null
 # Remote reads' request and touch costs, fitted together on the call's sparse
 # pinned runs (calibrations without them keep the base profile's).
-remote_fit=null
 if remote_fit=$(python3 hip_backend/fit_remote_requests.py "$(dirname "$raw")" 2>"$tmp/remote.err"); then
   python3 - "$tmp/direct.toml" "$remote_fit" <<'PY'
 import json, sys
@@ -110,16 +109,18 @@ else
   remote_fit=null
   echo "machine_profile.sh: remote request costs kept from the base profile: $(cat "$tmp/remote.err")" >&2
 fi
+# The host part: the call's probe runs of the probe trace, else its
+# calibration's host-bound runs as a trace of their own and its result.
 if [[ ${#probes[@]} -gt 0 ]]; then
   host_from=probe host_source="this call's host probe (${#probes[@]} runs)"
-  python3 hip_backend/host_rescale.py --source "$host_source" \
-    "$tmp/direct.toml" "$umsim" traces/probe/host_fault_speed.umt "$tmp/profile.toml" "${probes[@]}" >"$tmp/host.json"
+  probe_trace=traces/probe/host_fault_speed.umt probe_runs=("${probes[@]}")
 else
   host_from=calibration host_source="this call's calibration: its host-bound runs (hip_backend/calibration_as_probe.py)"
   python3 hip_backend/calibration_as_probe.py "$raw" "$tmp/probe" >/dev/null
-  python3 hip_backend/host_rescale.py --source "$host_source" \
-    "$tmp/direct.toml" "$umsim" "$tmp/probe/probe.umt" "$tmp/profile.toml" "$tmp/probe/probe.json" >"$tmp/host.json"
+  probe_trace=$tmp/probe/probe.umt probe_runs=("$tmp/probe/probe.json")
 fi
+python3 hip_backend/host_rescale.py --source "$host_source" \
+  "$tmp/direct.toml" "$umsim" "$probe_trace" "$tmp/profile.toml" "${probe_runs[@]}" >"$tmp/host.json"
 # The machine it describes: [calibrated_on] from the call's machine.txt, where kept.
 machine=""
 for candidate in "$(dirname "$raw")/machine.txt" "$(dirname "$raw")/../logs/machine.txt"; do

@@ -551,15 +551,17 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   if (elsewhere_used & kCpuBit) for_each_page(window_mapped, [&](std::uint32_t i) { a.pages[base + i].mapped |= rbit; });
   // The replayed accesses to remotely placed pages go over the new mappings.
   // The faulting touches are gone from the buffer (it keeps pages, not
-  // bytes): each is charged the kernel's mean touch so far.
-  const std::uint64_t touches = std::max<std::uint64_t>(1, access_seq_ - kernel_first_seq_);
-  const std::uint64_t mean_units = std::max<std::uint64_t>(1, kernel_.touched_units / touches);
-  const Bytes mean_bytes = mean_units * profile_.gpu_access_unit;
-  const Bytes remote_unit = profile_.remote_access_unit;
-  const Bytes remote_bytes = (mean_bytes + remote_unit - 1) / remote_unit * remote_unit;
-  // Their loads' requests (the touches' types are not kept past the buffer: counted as loads).
-  const std::uint64_t remote_requests = (mean_bytes + profile_.remote_request_unit - 1) / profile_.remote_request_unit;
-  if (elsewhere_used)
+  // bytes): each is charged the kernel's mean touch so far. Worked out only
+  // where some page went elsewhere (the divisions stay off the common service).
+  if (elsewhere_used) {
+    const std::uint64_t touches = std::max<std::uint64_t>(1, access_seq_ - kernel_first_seq_);
+    const std::uint64_t mean_units = std::max<std::uint64_t>(1, kernel_.touched_units / touches);
+    const Bytes mean_bytes = mean_units * profile_.gpu_access_unit;
+    const Bytes remote_unit = profile_.remote_access_unit;
+    const Bytes remote_bytes = (mean_bytes + remote_unit - 1) / remote_unit * remote_unit;
+    // Their loads' requests (the touches' types are not kept past the buffer: counted as loads).
+    const std::uint64_t remote_requests =
+        (mean_bytes + profile_.remote_request_unit - 1) / profile_.remote_request_unit;
     for_each_page(remote, [&](std::uint32_t i) {
       PageState& st = a.pages[base + i];
       st.mapped |= rbit;
@@ -572,6 +574,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
         kernel_.remote_peer_bytes += remote_bytes;
       }
     });
+  }
   kernel_counters_.bytes_prefetched += prefetched;
   notify_thrashing(slot, block, faulted_moving, from, requester, MigrationCause::kFault, requester, now);
   if (any_policy_pages)
