@@ -76,6 +76,8 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   [[gnu::noinline]] bool prefetch_seeds(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
     const std::uint32_t leaves = r.pages_in_block;
     if (r.faulted_count == 1) return prefetch_one(r, out);
+    if (big_page_pages_ >= kPagesPerGrownBit && leaves == sim::kPagesPerBlock && no_page(r.resident_on_destination))
+      return prefetch_over_big_pages(r, out);
     PageWords tree = PageWords::of(r.resident_on_destination);
     tree.truncate(leaves);
     if (tree.none()) return prefetch_over_grown(r, out);
@@ -150,6 +152,38 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
       const std::uint32_t added = out.count;
       add_highest(grown[i].first, leaves, resident, node_count, out);
       if (out.count != added && out.range[added].end == leaves) break;  // as walk_tree: a region reached the block's end
+    }
+    return true;
+  }
+
+  // prefetch_over_grown for a whole block and big pages of
+  // kPagesPerGrownBit pages or more (a replay over a large footprint: a few
+  // faults in a block whose chunk is taken for them), without a loop over the
+  // grown ranges at every level: the grown big pages are the bits of one
+  // word. A node wider than a big page holds a grown one whole or not at all,
+  // and counts its bits' pages; a node no wider lies in the seed's own grown
+  // big page and counts its whole span. The same nodes, in the same order.
+  bool prefetch_over_big_pages(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
+    const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
+    std::uint64_t grown = 0;  // bit u: big page u grown
+    for (std::uint32_t k = 0; k < r.faulted_count; ++k)
+      if (r.faulted[k] < sim::kPagesPerBlock) grown |= std::uint64_t{1} << (r.faulted[k] >> big_level);
+    auto grown_pages = [&](std::uint64_t bits) {
+      std::uint32_t n = 0;
+      for (std::uint64_t x = bits & grown; x != 0; x &= x - 1) n += big_page_pages_;  // a few bits: no popcount
+      return n;
+    };
+    auto node_count = [&](std::uint32_t f, std::uint32_t span) {
+      if (span <= big_page_pages_) return span;
+      const std::uint32_t bits = span >> big_level;  // 2 to 64
+      return grown_pages((bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1) << (f >> big_level));
+    };
+    const std::uint32_t resident = grown_pages(~std::uint64_t{0});
+    for (std::uint64_t seeds = grown; seeds != 0; seeds &= seeds - 1) {
+      const std::uint32_t added = out.count;
+      add_highest(static_cast<std::uint32_t>(std::countr_zero(seeds)) << big_level, sim::kPagesPerBlock, resident,
+                  node_count, out);
+      if (out.count != added && out.range[added].end == sim::kPagesPerBlock) break;  // as walk_tree: a region reached the block's end
     }
     return true;
   }
@@ -374,6 +408,10 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     }
     grow(whole_end, leaves);
   }
+
+  // The smallest big page prefetch_over_big_pages takes: a block's big pages
+  // as the bits of one word.
+  static constexpr std::uint32_t kPagesPerGrownBit = sim::kPagesPerBlock / 64;
 
   std::uint32_t threshold_;
   std::uint32_t min_faults_;

@@ -141,7 +141,7 @@ TEST_F(TreePrefetchTest, BigPageSizeParameter) {
 // exactly prefetch()'s pages, for every big page size, threshold and block end.
 TEST_F(TreePrefetchTest, QuietAnswerMatchesPrefetch) {
   std::mt19937_64 rng(12);
-  for (const char* spec : {"tree", "tree:big_page=4KiB", "tree:big_page=128KiB,threshold=30",
+  for (const char* spec : {"tree", "tree:big_page=4KiB", "tree:big_page=32KiB", "tree:big_page=128KiB,threshold=30",
                            "tree:big_page=2MiB", "tree:threshold=1", "tree:threshold=100", "tree:min_faults=3"}) {
     auto policy = make<sim::PrefetchPolicy>(spec);
     for (int trial = 0; trial < 3000; ++trial) {
