@@ -18,6 +18,8 @@
 #     which keep the base profile's pooled values;
 #   - the remote reads' request and touch costs, from its sparse pinned runs
 #     (hip_backend/fit_remote_requests.py);
+#   - the read-modify-write stores' cost, from its runs of
+#     traces/probe/launch_after_memset.umt (hip_backend/fit_rmw_cost.py);
 #   - the host part: the fault-servicing and CPU fault keys scaled to this
 #     host (hip_backend/host_rescale.py) by the call's host probe where it ran
 #     one, else by the calibration's host-bound runs taken as a probe
@@ -109,6 +111,23 @@ else
   remote_fit=null
   echo "machine_profile.sh: remote request costs kept from the base profile: $(cat "$tmp/remote.err")" >&2
 fi
+# Read-modify-write stores to resident memory, from the call's runs of the
+# resident rmw kernel, against this profile's access speed (calibrations
+# without them keep the base profile's).
+if rmw_fit=$(python3 hip_backend/fit_rmw_cost.py "$umsim" "$tmp/direct.toml" traces/probe/launch_after_memset.umt \
+    "$(dirname "$raw")" 2>"$tmp/rmw.err"); then
+  python3 - "$tmp/direct.toml" "$rmw_fit" <<'PY'
+import json, sys
+sys.path.insert(0, "hip_backend")
+from tune_profile import set_values
+path, fit = sys.argv[1], json.loads(sys.argv[2])
+text = set_values(open(path).read(), {"gpu.rmw_cost": '"%.3fps"' % (fit["value_ns"] * 1000)})
+open(path, "w").write(text)
+PY
+else
+  rmw_fit=null
+  echo "machine_profile.sh: gpu.rmw_cost kept from the base profile: $(cat "$tmp/rmw.err")" >&2
+fi
 # The host part: the call's probe runs of the probe trace, else its
 # calibration's host-bound runs as a trace of their own and its result.
 if [[ ${#probes[@]} -gt 0 ]]; then
@@ -147,15 +166,16 @@ fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 # The report reads the keys taken from the written profile, not from
 # pool_calibrations.py's printed lines.
-python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" "$host_from" "$host_source" "$remote_fit" <<'PY'
+python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" "$host_from" "$host_source" "$remote_fit" "$rmw_fit" <<'PY'
 import json, sys
 sys.path.insert(0, "hip_backend")
 from host_rescale import profile_values
 from pool_calibrations import MACHINE_KEYS
-base, fit, direct, host, out, host_from, host_source, remote_fit = sys.argv[1:]
+base, fit, direct, host, out, host_from, host_source, remote_fit, rmw_fit = sys.argv[1:]
 values = profile_values(open(direct).read())
 remote_keys = ["remote.request_cost", "remote.access_cost"] if json.loads(remote_fit) else []
-keys = {key: values[key].strip('"') for key in MACHINE_KEYS + remote_keys}
+rmw_keys = ["gpu.rmw_cost"] if json.loads(rmw_fit) else []
+keys = {key: values[key].strip('"') for key in MACHINE_KEYS + remote_keys + rmw_keys}
 json.dump({"base_profile": base, "device_fit": fit, "keys_from_calibration": keys,
            "host_from": host_from, "host_source": host_source, "host": json.load(open(host))}, open(out, "w"), indent=1)
 PY

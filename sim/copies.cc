@@ -208,8 +208,12 @@ void Engine::read_modify_write(const Event& e) {
     cpu_access(part);
   }
   part.op = static_cast<std::uint8_t>(trace::AccessType::kWrite);
-  if (e.kind == trace::EventKind::kGpuAccess) gpu_access(part);
-  else cpu_access(part);
+  if (e.kind != trace::EventKind::kGpuAccess) return cpu_access(part);
+  // The store's units in the GPU's own memory cost gpu.rmw_cost each beyond a
+  // plain store's: it waits for its load, so fewer stores are in flight.
+  const std::uint64_t units = kernel_.touched_units, remote = kernel_.remote_touched_units;
+  gpu_access(part);
+  kernel_.rmw_store_units += (kernel_.touched_units - units) - (kernel_.remote_touched_units - remote);
 }
 
 }  // namespace umsim::sim

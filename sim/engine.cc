@@ -500,6 +500,7 @@ void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stre
   kernel_.remote_peer_bytes = 0;
   kernel_.touched_units = 0;
   kernel_.remote_touched_units = 0;
+  kernel_.rmw_store_units = 0;
   kernel_bit_ = processor_bit(Processor::gpu(gpu));
   kernel_counters_ = Counters{};
   kernel_first_seq_ = access_seq_;
@@ -535,7 +536,8 @@ Nanos Engine::kernel_end_time() {
       kernel_.touched_units - std::min(kernel_.touched_units, kernel_.remote_touched_units);
   const Nanos access_ns =
       (profile_.gpu_access_gbps > 0 ? remote_ns(local_units * profile_.gpu_access_unit, profile_.gpu_access_gbps) : 0) +
-      touch_cost_ns(local_touches, profile_.gpu_access_ns);
+      touch_cost_ns(local_touches, profile_.gpu_access_ns) +
+      touch_cost_ns(kernel_.rmw_store_units, profile_.gpu_rmw_ns);
   Nanos end = kernel_.now + access_ns + kernel_.compute;
   if (profile_.gpu_fault_compute_overlap > 0) {
     // Warps that did not fault keep working while the others' faults are serviced.

@@ -273,7 +273,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("gpu"), "gpu", source);
     t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_window", "fill_lanes", "access_unit", "access_cost",
-            "launch_cost", "idle_start_cost", "idle_start_after", "fault_compute_overlap"});
+            "rmw_cost", "launch_cost", "idle_start_cost", "idle_start_after", "fault_compute_overlap"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
@@ -284,6 +284,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("fill_lanes")) p.gpu_fill_lanes = static_cast<std::uint32_t>(t.integer("fill_lanes", 1, 1 << 20));
     if (t.has("access_unit")) p.gpu_access_unit = access_unit(t, "access_unit");
     if (t.has("access_cost")) p.gpu_access_ns = t.fine_duration("access_cost");
+    if (t.has("rmw_cost")) p.gpu_rmw_ns = t.fine_duration("rmw_cost");
     if (t.has("launch_cost")) p.gpu_launch_ns = t.duration("launch_cost");
     if (t.has("idle_start_cost")) p.gpu_idle_start_ns = t.duration("idle_start_cost");
     if (t.has("idle_start_after")) p.gpu_idle_after_ns = t.duration("idle_start_after");
@@ -480,6 +481,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   // Reported only where set, so results under profiles without it stay as they were.
   if (p.gpu_fill_lanes) j["gpu"]["fill_lanes"] = p.gpu_fill_lanes;
   if (p.gpu_access_window) j["gpu"]["access_window"] = p.gpu_access_window;
+  if (p.gpu_rmw_ns > 0) j["gpu"]["rmw_cost_ns"] = p.gpu_rmw_ns;
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   if (p.link_sharing.on) {  // absent otherwise: the resolved configuration of a profile without it is unchanged
     j["copy_engines"]["fault_share"] = p.link_sharing.fault_share;

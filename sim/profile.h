@@ -63,6 +63,10 @@ struct HardwareProfile {
   // Per local page touch (issue and latency not hidden by bandwidth), in ns:
   // fractional, as a touch costs about a tenth of a nanosecond on an H200.
   double gpu_access_ns = 0;
+  // [gpu] rmw_cost: per transaction unit (access_unit) of a read-modify-write's
+  // dependent stores to the GPU's own memory, beyond a plain store's (a store
+  // that waits for its load leaves fewer accesses in flight), in ns; 0: none.
+  double gpu_rmw_ns = 0;
   Nanos gpu_launch_ns = 0;         // per kernel: launch to first instruction, as hipEvents see it
   // [gpu] idle_start_cost: what a kernel starting on an idle GPU (no kernel
   // running on it, none ended within idle_start_after) takes beyond the same

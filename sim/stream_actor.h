@@ -40,6 +40,8 @@ struct KernelState {
   // them and those served remotely: the rest are charged at gpu.access_gbps.
   std::uint64_t touched_units = 0;
   std::uint64_t remote_touched_units = 0;
+  // Units of read-modify-write stores to the GPU's own memory (gpu.rmw_cost).
+  std::uint64_t rmw_store_units = 0;
 };
 
 // Where a kernel's range access stands while it replays in parts (streams on

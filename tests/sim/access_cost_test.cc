@@ -170,6 +170,39 @@ TEST(AccessCost, SparseRemoteReadsAreBoundByTheirRequests) {
   EXPECT_EQ(replay(t, options_for(p)).kernels[0].counters.time_ns, 1024u);
 }
 
+// A read-modify-write's dependent stores to the GPU's own memory cost
+// gpu.rmw_cost per unit beyond a plain store's (gpu.access_unit 32 B at
+// 4 B/ns, rmw_cost 0.5 ns). Two resident pages: rmw whole, 256 units read and
+// 256 stored = 16 KiB / 4 = 4096, + 256 * 0.5 = 128 -> 4224; the same read
+// and write as separate accesses, 4096; rmw of one word per page, 2 + 2 units
+// = 32, + 2 * 0.5 = 1 -> 33. A pinned buffer's rmw stores go over the link
+// (remote bytes at 2 B/ns: 16 KiB / 2 = 8192) and cost no more with the key.
+TEST(AccessCost, ReadModifyWriteStoresCostTheirUnits) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 8_KiB)
+                     .alloc("H", 8_KiB, trace::AllocKind::kPinned)
+                     .kernel("populate", 0, 0).write("A").end()
+                     .kernel("rmw", 0, 0).read_modify_write("A").end()
+                     .kernel("read_write", 0, 0).read("A").write("A").end()
+                     .kernel("rmw_words", 0, 0).read_modify_write("A", 0, TraceBuilder::kWhole, 4_KiB).end()
+                     .kernel("rmw_pinned", 0, 0).read_modify_write("H").end()
+                     .build();
+  HardwareProfile p = round_profile();
+  p.gpu_access_gbps = 4.0;
+  p.gpu_access_unit = 32;
+  p.gpu_rmw_ns = 0.5;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.kernels.size(), 5u);
+  EXPECT_EQ(r.kernels[1].counters.time_ns, 4224u);
+  EXPECT_EQ(r.kernels[2].counters.time_ns, 4096u);
+  EXPECT_EQ(r.kernels[3].counters.time_ns, 33u);
+  const Nanos pinned = r.kernels[4].counters.time_ns;
+  p.gpu_rmw_ns = 0;
+  const Result without = replay(t, options_for(p));
+  EXPECT_EQ(without.kernels[1].counters.time_ns, 4096u);
+  EXPECT_EQ(without.kernels[4].counters.time_ns, pinned);
+}
+
 // faults.migrated_page_cost 300 per page a fault service moves from another
 // copy: the one-page fault of Timing.OnePageOneBatch (15124) costs 300 more;
 // a GPU first touch (nothing to move) does not.

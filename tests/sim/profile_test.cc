@@ -281,6 +281,21 @@ TEST(Profile, RemoteRequestsHaveAUnitAndACost) {
             std::string::npos);
 }
 
+// gpu.rmw_cost: 0 (and not echoed) unless given; a fine duration, in ps too.
+TEST(Profile, ReadModifyWriteStoresHaveACost) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(plain.gpu_rmw_ns, 0.0);
+  EXPECT_FALSE(to_json(plain)["gpu"].contains("rmw_cost_ns"));
+  const std::string with = replace(good_profile(), "peer_access = true\n", "peer_access = true\nrmw_cost = \"4.79ps\"\n");
+  const HardwareProfile p = parse_profile(with, "p.toml");
+  EXPECT_DOUBLE_EQ(p.gpu_rmw_ns, 0.00479);
+  EXPECT_DOUBLE_EQ(to_json(p)["gpu"]["rmw_cost_ns"].get<double>(), 0.00479);
+  EXPECT_NE(error_of(replace(with, "\"4.79ps\"", "\"-1ns\"")).find("'gpu.rmw_cost' must be a duration"),
+            std::string::npos)
+      << error_of(replace(with, "\"4.79ps\"", "\"-1ns\""));
+  EXPECT_NE(error_of(replace(with, "\"4.79ps\"", "\"fast\"")).find("gpu.rmw_cost"), std::string::npos);
+}
+
 // gpu.fault_compute_overlap: 0 unless given; a fraction from 0 to 1.
 TEST(Profile, FaultComputeOverlapIsAFraction) {
   EXPECT_EQ(parse_profile(good_profile(), "p.toml").gpu_fault_compute_overlap, 0.0);
