@@ -97,6 +97,18 @@ TEST(Profile, CheckedInH200Loads) {
   EXPECT_LT(p.h2d.curve.gbps_at(4096), 5.0);
 }
 
+// The H100 profile is session 87's calibration on the H200 profile's structure
+// (profiles/h100-hbm3.toml's header): its own memory and resident speed, the
+// H200 profile's fault batching.
+TEST(Profile, CheckedInH100IsOneCallsCalibration) {
+  const HardwareProfile p = load_profile_file("profiles/h100-hbm3.toml");
+  EXPECT_EQ(p.name, "h100-hbm3");
+  EXPECT_EQ(p.gpu_memory, 81559ull << 20);  // nvidia-smi's total
+  EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 3327.0);
+  EXPECT_DOUBLE_EQ(p.gpu_rmw_ns, 0.004611);
+  EXPECT_EQ(p.fault_batch_size, 256u);
+}
+
 // The AMD profiles hold their sources' numbers (docs/profiles.md, [S1]-[S3]).
 TEST(Profile, AmdProfilesHoldTheirPublishedValues) {
   const HardwareProfile apu = load_profile_file("profiles/mi300a.toml");
