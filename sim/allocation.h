@@ -35,7 +35,9 @@ struct Allocation {
   // fault service and an eviction read one mask instead of visiting chunks.
   std::vector<std::vector<PageMask>> gpu_resident;
 
-  void mark_populated(std::uint64_t page) { populated[page / kPagesPerBlock].set(page % kPagesPerBlock); }
+  [[gnu::always_inline]] void mark_populated(std::uint64_t page) {
+    populated[page / kPagesPerBlock].set(page % kPagesPerBlock);
+  }
   void mark_all_populated() {
     for (std::uint64_t b = 0; b < block_count; ++b) {
       populated[b].set();

@@ -142,6 +142,7 @@ Result Engine::run(trace::TraceReader& reader) {
   for (int g = 0; g < profile_.gpus; ++g)
     preferred_victims_[g] = eviction_order_[g] ? eviction_->preferred_victims(g) : nullptr;
   lone_faults_ = lone_faults_apply();
+  lone_faults_costless_ = lone_faults_ && lone_faults_costless();
   lone_pages_ = lone_pages_apply();
   recency_touch_ = eviction_access_callbacks_;
   for (int g = 0; g < profile_.gpus; ++g) {

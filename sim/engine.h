@@ -460,6 +460,12 @@ class Engine {
   // keeps in registers.
   bool lone_faults_apply() const;  // under these settings
   bool lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page);
+  // Where lone faults apply, one GPU and nothing on their path takes time
+  // (the `ideal` profile: a cache simulation): lone_fault<true> leaves out
+  // the zero costs' sums and the per-GPU lookups.
+  bool lone_faults_costless() const;
+  template <bool kCostless>
+  bool lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page);
   // The same pass for the batch's runs (fault_runs_) from `r` on while each
   // is one page that it takes (service_page's result), in one call; returns
   // the first run it did not service. Only where lone_pages_apply().
@@ -468,7 +474,7 @@ class Engine {
   template <bool kBlockChunks, bool kOneGpu>  // 2 MiB chunks; the GPU is the only one (index 0)
   std::size_t service_lone_runs(std::size_t r);
   // `victim`: the chunk to replace where memory is full (first_chunk_to_replace), else null.
-  template <bool kBlockChunks>
+  template <bool kBlockChunks, bool kCostless = false>  // kCostless: as lone_fault<true>
   inline Nanos service_page_in_one_pass(int g, Allocation& a, AllocSlot slot, std::uint64_t page,
                                         std::uint32_t& chunk_slot, PhysicalChunk* victim, Nanos now);
   // quiet_block_service.cc: service_block for `n` faulted pages of a block
@@ -633,8 +639,10 @@ class Engine {
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline PhysicalChunk* first_chunk_to_replace(int gpu);
   inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);
+  template <bool kCostless = false>  // as lone_fault<true>
   inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
                                  Counters& cnt);
+  template <bool kCostless = false>
   inline void evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now, Counters& cnt);
   // write_back_chunk<true>'s result, out of line: replace_block_chunk's chunks of
   // several pages (sim/scattered_chunk_write_back.cc).
@@ -774,6 +782,7 @@ class Engine {
   bool decide_callbacks_ = false;  // migration policy that may override the driver's default
   bool short_path_ = false;  // short_path_applies()
   bool lone_faults_ = false;  // lone_faults_apply()
+  bool lone_faults_costless_ = false;  // lone_faults_ && lone_faults_costless()
   bool lone_pages_ = false;   // lone_pages_apply()
   bool quiet_pages_ = false;  // quiet_pages_apply()
   bool quiet_repeats_ignored_ = false;  // ThrashingPolicy::ignores_quiet_repeats
@@ -842,7 +851,7 @@ class Engine {
     Processor to;
   } pinning_;
   RangeCursor* range_cursor_ = nullptr;           // set: the range access replays in parts (stream_scheduler.cc)
-  void update_plain_hits() {
+  [[gnu::always_inline]] void update_plain_hits() {  // in line: GCC called it from lone_fault.cc
     const bool settled = latest_ready_ <= kernel_.now;
     plain_hits_ = settled && !eviction_access_callbacks_;
     recency_hits_ = settled && recency_touch_;

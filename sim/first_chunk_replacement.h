@@ -54,6 +54,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
 // An evicted chunk's only resident page, `vp` of `va`, goes back to host
 // memory, written back if it is the sole copy (write_back_chunk's result for
 // a chunk of one page, without its runs).
+template <bool kCostless>
 [[gnu::always_inline]] inline void Engine::evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now,
                                                            Counters& cnt) {
   const auto gi = static_cast<std::size_t>(gpu);
@@ -66,9 +67,9 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   st.copies = sole ? kCpuBit : static_cast<ProcessorMask>(st.copies & ~gbit);
   st.mapped = mappings_for(va, st);
   st.flags &= static_cast<std::uint8_t>(~kPinned);
-  now += profile_.eviction_chunk_ns;
+  if constexpr (!kCostless) now += profile_.eviction_chunk_ns;
   if (sole) {
-    now = std::max(now, gpus_[gi].d2h.schedule(copy_client_, now, short_costs_.page_d2h));
+    now = std::max(now, gpus_[gi].d2h.schedule(copy_client_, now, kCostless ? 0 : short_costs_.page_d2h));
     cnt.bytes_d2h += kPageSize;
     cnt.bytes_evicted += kPageSize;
   }
@@ -77,6 +78,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
 
 // replace_first_page_chunk with the order's first chunk `c` at hand and the
 // scope's counters given (the caller knows which).
+template <bool kCostless>
 [[gnu::always_inline]] inline void Engine::replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot,
                                                               std::uint64_t page, Nanos& now, Counters& cnt) {
   const auto gi = static_cast<std::size_t>(gpu);
@@ -85,7 +87,7 @@ inline bool Engine::replaces_first_chunk(int gpu) const {
   const std::uint32_t victim = c.slot;
   Allocation& va = allocs_[c.alloc];
   const std::uint64_t vp = c.first_page;
-  if (c.resident) evict_only_page(gpu, va, vp, now, cnt);
+  if (c.resident) evict_only_page<kCostless>(gpu, va, vp, now, cnt);
   va.chunk_slot[gi][vp] = kNoSlot;
   g.memory.retake(c, slot, page);
   order.move_to_back(victim);

@@ -31,6 +31,17 @@ bool Engine::lone_faults_apply() const {
   return lone_pages_apply() && pages_per_chunk_ == 1 && batch_limit_ <= 1 && vendor_.gpu_faults_migrate;
 }
 
+bool Engine::lone_faults_costless() const {
+  // Every sum of the path below adds zero: the batch's start and cost, the
+  // page's service, its copies and zero-fill, the eviction. The copies are
+  // still scheduled (their engines' timelines are state, a zero-length copy
+  // still waits for a busy engine).
+  const ShortServiceCosts& c = short_costs_;
+  return gpus_.size() == 1 && c.one_page[0] == 0 && c.one_page[1] == 0 && c.copied_extra == 0 &&
+         c.page_h2d == 0 && c.page_d2h == 0 && c.page_zero_fill == 0 && profile_.fault_batch_ns == 0 &&
+         profile_.fault_wakeup_ns == 0 && profile_.fault_cold_start_ns == 0 && profile_.eviction_chunk_ns == 0;
+}
+
 // try_service_short and move_host_pages for the one faulted page of its
 // block on the kernel's GPU `g`, from `now`; returns when the page has landed. The caller checked
 // that the page is unadvised and nowhere but in host memory (or nowhere
@@ -39,7 +50,7 @@ bool Engine::lone_faults_apply() const {
 // (`chunk_slot`) and memory is full, found the order's first chunk to
 // replace (`victim`). kBlockChunks: chunks are 2 MiB, and the region (the
 // page's block) may have its chunk; at 4 KiB it has none.
-template <bool kBlockChunks>
+template <bool kBlockChunks, bool kCostless>
 [[gnu::always_inline]] inline Nanos Engine::service_page_in_one_pass(int g, Allocation& a, AllocSlot slot,
                                                                      std::uint64_t page, std::uint32_t& chunk_slot,
                                                                      PhysicalChunk* victim, Nanos now) {
@@ -52,13 +63,13 @@ template <bool kBlockChunks>
   const bool copied = st.copies != 0;
   const Processor requester = Processor::gpu(g);
   if (bs.throttle_until > now) now = bs.throttle_until;
-  now += short_costs_.one_page[copied];
+  if constexpr (!kCostless) now += short_costs_.one_page[copied];
   ++kernel_counters_.gpu_fault_pages;
   if (bs.last_destination == requester.code) ++bs.fault_migrations;
   else bs.fault_migrations = 1, bs.last_destination = requester.code;
   const auto cleared =
       static_cast<std::uint8_t>(kInFaultBuffer | kFaultWrite | (bs.pin_until <= now ? kPinned : 0));
-  if (copied) now += short_costs_.copied_extra;  // its migrated-page cost and its one run
+  if (!kCostless && copied) now += short_costs_.copied_extra;  // its migrated-page cost and its one run
 
   // A chunk for the page (chunk_for), by evicting the order's first where memory is full.
   Nanos t = now;
@@ -68,7 +79,7 @@ template <bool kBlockChunks>
   const bool shared = kBlockChunks && !victim && chunk_slot != kNoSlot;
   if (victim) {
     if constexpr (kBlockChunks) replace_block_chunk(g, *victim, slot, page, t, kernel_counters_);
-    else replace_page_chunk(g, *victim, slot, page, t, kernel_counters_);
+    else replace_page_chunk<kCostless>(g, *victim, slot, page, t, kernel_counters_);
     chunk_slot = victim->slot;
   } else if (shared) {
     victim = &gpu.memory.chunk(chunk_slot);
@@ -95,16 +106,22 @@ template <bool kBlockChunks>
   set_mask_word(resident, i / 64, mask_word(resident, i / 64) | std::uint64_t{1} << (i % 64));
   Nanos done = t;
   if (copied) {
-    done = std::max(t, gpu.h2d.schedule(copy_client_, t, short_costs_.page_h2d));
+    done = std::max(t, gpu.h2d.schedule(copy_client_, t, kCostless ? 0 : short_costs_.page_h2d));
     kernel_counters_.bytes_h2d += kPageSize;
-  } else {
+  } else if constexpr (!kCostless) {
     done = t + short_costs_.page_zero_fill;
   }
   return done;
 }
 
 bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, std::uint64_t page) {
-  const int g = kernel_.gpu;
+  return lone_faults_costless_ ? lone_fault<true>(e, a, slot, page) : lone_fault<false>(e, a, slot, page);
+}
+
+template <bool kCostless>
+[[gnu::always_inline]] inline bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot,
+                                                      std::uint64_t page) {
+  const int g = kCostless ? 0 : kernel_.gpu;  // costless: the only GPU
   const auto gi = static_cast<std::size_t>(g);
   PageState& st = a.pages[page];
   std::uint32_t& chunk_slot = a.chunk_slot[gi][page];  // a chunk is a page
@@ -128,10 +145,12 @@ bool Engine::lone_fault(const trace::Event& e, Allocation& a, AllocSlot slot, st
   // stored (a byte store makes the compiler reload every member after it).
 
   // service_single_fault: the batch of this one page.
-  const Nanos batch_start = start_fault_batch(gpu);
+  // start_fault_batch: where nothing takes time, no wake-up or coldness to add.
+  const Nanos batch_start = kCostless ? (gpu.serviced_faults = true, std::max(kernel_.now, gpu.fault_engine_free))
+                                      : start_fault_batch(gpu);
   ++kernel_counters_.fault_batches;
-  kernel_.now =
-      service_page_in_one_pass<false>(g, a, slot, page, chunk_slot, victim, batch_start + profile_.fault_batch_ns);
+  kernel_.now = service_page_in_one_pass<false, kCostless>(g, a, slot, page, chunk_slot, victim,
+                                                           batch_start + (kCostless ? 0 : profile_.fault_batch_ns));
 
   // service_single_fault's end: the fault engine is free, the page lands.
   gpu.fault_engine_free = kernel_.now;
