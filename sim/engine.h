@@ -639,11 +639,13 @@ class Engine {
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline PhysicalChunk* first_chunk_to_replace(int gpu);
   inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);
+  // Always in line (declared so: on the templates' definitions alone GCC left replace_page_chunk<false> out of line).
   template <bool kCostless = false>  // as lone_fault<true>
-  inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,
-                                 Counters& cnt);
+  [[gnu::always_inline]] inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page,
+                                                        Nanos& now, Counters& cnt);
   template <bool kCostless = false>
-  inline void evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now, Counters& cnt);
+  [[gnu::always_inline]] inline void evict_only_page(int gpu, Allocation& va, std::uint64_t vp, Nanos& now,
+                                                     Counters& cnt);
   // write_back_chunk<true>'s result, out of line: replace_block_chunk's chunks of
   // several pages (sim/scattered_chunk_write_back.cc).
   [[gnu::noinline]] void write_back_scattered_chunk(int gpu, PhysicalChunk& c, Nanos& now);
