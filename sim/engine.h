@@ -273,7 +273,7 @@ class Engine {
     const auto gpu = static_cast<std::size_t>(kernel_.gpu);
     const std::uint32_t s = a.chunk_slot[gpu][page >> chunk_shift_];
     SlotList& order = *recency_[gpu];
-    if (s != kNoSlot && order.contains(s)) order.move_to_back(s);
+    order.move_to_back_if_listed(s);  // kNoSlot is not listed
   }
   // A single-page hit whose only extra is the eviction policy's access
   // callback (no migration in flight): out of line, so the plain case stays small.

@@ -28,11 +28,6 @@ std::uint64_t units_within_page(const trace::Event& e, unsigned unit_shift) {
 // events ahead ran within a few percent of one another, 32 a fifth slower).
 constexpr std::uint64_t kEventsAhead = 256;
 
-// A hit's recency move: its chunk, if it has one in the list, becomes the most recent.
-void move_to_back(SlotList& order, std::uint32_t slot) {
-  if (slot != kNoSlot && order.contains(slot)) order.move_to_back(slot);
-}
-
 // What a run of settled hits to one allocation reads (replay_accesses' loop
 // invariants).
 struct SettledHits {
@@ -74,7 +69,7 @@ template <bool kRecency>
       st.flags |= kDirty;
     }
     more_units += units_within_page(*e, h.unit_shift);
-    if constexpr (kRecency) move_to_back(*h.order, h.chunk_slots[page >> h.chunk_shift]);
+    if constexpr (kRecency) h.order->move_to_back_if_listed(h.chunk_slots[page >> h.chunk_shift]);
   }
   const auto n = static_cast<std::uint64_t>(e - first);
   return {n, n + more_units};
@@ -251,7 +246,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
       ++seq;
       if (write) st.flags |= kDirty;  // a read stores nothing: its record's cache line stays clean
       units += units_of(e);
-      if (order) move_to_back(*order, chunk_slots[page >> chunk_shift]);
+      if (order) order->move_to_back_if_listed(chunk_slots[page >> chunk_shift]);  // kNoSlot is not listed
     }
     i = k;
     if (stop == Stop::kChanged) continue;  // the counters are stored; the state may have changed

@@ -19,7 +19,7 @@ class SlotList {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;
 
-  bool contains(std::uint32_t slot) const { return slot < links_.size() && links_[slot].next != kNotListed; }
+  bool contains(std::uint32_t slot) const { return slot < size_ && links_[slot].next != kNotListed; }
   bool empty() const { return head_ == kNone; }
   std::uint32_t front() const { return head_; }
   std::uint32_t back() const { return tail_; }
@@ -27,7 +27,10 @@ class SlotList {
 
   // Appends the slot at the tail (it must not be listed).
   void push_back(std::uint32_t slot) {
-    if (slot >= links_.size()) links_.resize(slot + 1, Links{kNone, kNotListed});
+    if (slot >= size_) {
+      links_.resize(slot + 1, Links{kNone, kNotListed});
+      size_ = slot + 1;
+    }
     links_[slot] = Links{tail_, kNone};
     if (tail_ == kNone) head_ = slot;
     else links_[tail_].next = slot;
@@ -44,15 +47,16 @@ class SlotList {
   }
   // Moves a listed slot to the tail (most recent); nothing when it is there already.
   void move_to_back(std::uint32_t slot) {
-    if (slot == tail_) return;
-    // erase and push_back without the bounds check (the slot is listed).
+    if (slot != tail_) relink_at_back(slot, links_[slot]);
+  }
+  // A hit's recency move: the slot, if listed and not the tail already, moves
+  // to the tail. One load of its links decides both (next is kNotListed off
+  // the list, kNone at the tail); a slot past the array (kNone too) is not listed.
+  void move_to_back_if_listed(std::uint32_t slot) {
+    if (slot >= size_) return;
     const Links l = links_[slot];
-    if (l.prev == kNone) head_ = l.next;
-    else links_[l.prev].next = l.next;
-    links_[l.next].prev = l.prev;  // not the tail: it has a next
-    links_[slot] = Links{tail_, kNone};
-    links_[tail_].next = slot;
-    tail_ = slot;
+    static_assert(kNone == kNotListed + 1);
+    if (l.next < kNotListed) relink_at_back(slot, l);
   }
   // The first two slots (fewer when the list is shorter); returns how many.
   std::size_t first_two(std::uint32_t (&out)[2]) const {
@@ -73,7 +77,20 @@ class SlotList {
   struct Links {
     std::uint32_t prev, next;
   };
+  // Moves a listed slot that is not the tail, whose links are `l`, to the tail
+  // (erase and push_back without their checks).
+  void relink_at_back(std::uint32_t slot, Links l) {
+    if (l.prev == kNone) head_ = l.next;
+    else links_[l.prev].next = l.next;
+    links_[l.next].prev = l.prev;  // not the tail: it has a next
+    links_[slot] = Links{tail_, kNone};
+    links_[tail_].next = slot;
+    tail_ = slot;
+  }
   HugePageVector<Links> links_;
+  // links_.size(), which a hit's bounds check compares with in one instruction
+  // (the vector's own is a difference of two pointers, shifted).
+  std::uint32_t size_ = 0;
   std::uint32_t head_ = kNone, tail_ = kNone;
 };
 

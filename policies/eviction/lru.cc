@@ -45,7 +45,7 @@ class LruEviction final : public sim::EvictionPolicy {
  private:
   void touch(int gpu, std::uint32_t slot) {
     sim::SlotList& l = order_[static_cast<std::size_t>(gpu)];
-    if (l.contains(slot)) l.move_to_back(slot);
+    l.move_to_back_if_listed(slot);
   }
   void forget(const sim::ChunkInfo& c) {
     sim::SlotList& l = order_[static_cast<std::size_t>(c.gpu)];
