@@ -26,7 +26,7 @@ TEST(SlotList, MatchesAPlainListOnRandomOperations) {
     const std::uint32_t slot = rng() % 64;
     const bool listed = std::find(ref.begin(), ref.end(), slot) != ref.end();
     ASSERT_EQ(l.contains(slot), listed) << "step " << step;
-    switch (rng() % 3) {
+    switch (rng() % 4) {
       case 0:  // push_back of an unlisted slot
         if (listed) break;
         l.push_back(slot);
@@ -40,6 +40,13 @@ TEST(SlotList, MatchesAPlainListOnRandomOperations) {
       case 2:  // move to the back (a hit under LRU)
         if (!listed) break;
         l.move_to_back(slot);
+        ref.remove(slot);
+        ref.push_back(slot);
+        break;
+      case 3:  // a hit's recency move, listed or not (past the array early on), and of kNone (no chunk)
+        l.move_to_back_if_listed(SlotList::kNone);
+        l.move_to_back_if_listed(slot);
+        if (!listed) break;
         ref.remove(slot);
         ref.push_back(slot);
         break;
