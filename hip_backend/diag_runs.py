@@ -1,4 +1,4 @@
-"""Phase times of a diagnostic's replays, for the scripts that fit on them.
+"""Phase and kernel times of replay results, for the scripts that fit on them.
 
 A diagnostic folder holds `umsim-hip replay` results named TRACE.rN.json (one
 per process). Each function takes `fail`, the calling script's way to print
@@ -9,22 +9,25 @@ import json
 import os
 
 
+def scope_times(path, scopes, fail):
+    """[(name, time in ns as the result gives it)] of one replay result's
+    `scopes` ("phases" or "kernels"), in the trace's order."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        return [(s["name"], s["counters"]["time_ns"]) for s in data[scopes]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{path}: not a replay result with {scopes[:-1]} times ({type(e).__name__}: {e})")
+
+
 def phase_times(path, fail):
     """{phase name: time in ns} of one replay result."""
-    try:
-        data = json.load(open(path))
-        return {p["name"]: float(p["counters"]["time_ns"]) for p in data["phases"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not a replay result with phase times ({e})")
+    return {name: float(t) for name, t in scope_times(path, "phases", fail)}
 
 
 def kernel_times(path, fail):
     """[(kernel name, time in ns)] of one replay result, in the trace's order."""
-    try:
-        data = json.load(open(path))
-        return [(k["name"], float(k["counters"]["time_ns"])) for k in data["kernels"]]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not a replay result with kernel times ({e})")
+    return [(name, float(t)) for name, t in scope_times(path, "kernels", fail)]
 
 
 def runs(directory, trace, fail):

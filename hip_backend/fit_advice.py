@@ -29,6 +29,7 @@ import re
 import statistics
 import sys
 
+from diag_runs import scope_times
 from host_rescale import profile_values
 from tune_profile import names_an_input, set_values
 
@@ -47,12 +48,7 @@ def fail(message):
 
 
 def phase_times(path):
-    try:
-        with open(path) as f:
-            run = json.load(f)
-        return {p["name"]: p["counters"]["time_ns"] for p in run["phases"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not an umsim-hip replay result ({type(e).__name__}: {e})")
+    return dict(scope_times(path, "phases", fail))
 
 
 def fit(runs):

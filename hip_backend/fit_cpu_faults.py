@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 
+from diag_runs import scope_times
 from tune_profile import names_an_input, replay_profile_text, set_values
 
 NAME = "fit_cpu_faults.py"
@@ -49,12 +50,7 @@ def fail(message):
 
 
 def phase_times(path):
-    try:
-        with open(path) as f:
-            run = json.load(f)
-        phases = {p["name"]: p["counters"]["time_ns"] for p in run["phases"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not an umsim-hip replay result ({e})")
+    phases = dict(scope_times(path, "phases", fail))
     missing = [p for p in PHASES if p not in phases]
     if missing:
         fail(f"{path}: expected phases {', '.join(PHASES)} (a run of traces/probe/cpu_faults.umt); "

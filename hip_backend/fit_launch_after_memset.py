@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 
+from diag_runs import scope_times
 from host_rescale import duration_ns, profile_values
 from tune_profile import names_an_input, set_values
 
@@ -26,14 +27,13 @@ KEY = "host.launch_after_memset_cost"
 SYNC_RETURN_KEY = "host.sync_return_cost"
 
 
+def fail(message):
+    sys.exit(f"fit_launch_after_memset.py: {message}")
+
+
 def gap_ns(path):
-    try:
-        with open(path) as f:
-            run = json.load(f)
-        phases = {p["name"]: p["counters"]["time_ns"] for p in run["phases"]}
-        kernels = {k["name"]: k["counters"]["time_ns"] for k in run["kernels"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f"fit_launch_after_memset.py: {path}: not an umsim-hip replay result ({e})")
+    phases = dict(scope_times(path, "phases", fail))
+    kernels = dict(scope_times(path, "kernels", fail))
     if "kernel" not in phases or "update" not in kernels:
         sys.exit(f"fit_launch_after_memset.py: {path}: expected a phase 'kernel' and a kernel 'update' "
                  "(a run of traces/probe/launch_after_memset.umt)")

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 
+from diag_runs import scope_times
 from tune_profile import set_values
 
 KEY = "gpu.rmw_cost"
@@ -39,12 +40,7 @@ def fail(message):
 
 
 def kernel_ns(path):
-    try:
-        with open(path) as f:
-            run = json.load(f)
-        kernels = {k["name"]: k["counters"]["time_ns"] for k in run["kernels"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"{path}: not an umsim replay result ({e})")
+    kernels = dict(scope_times(path, "kernels", fail))
     if KERNEL not in kernels:
         fail(f"{path}: expected a kernel '{KERNEL}' (a run of traces/probe/launch_after_memset.umt)")
     return kernels[KERNEL]

@@ -145,9 +145,7 @@ template <bool kCostless>
   // stored (a byte store makes the compiler reload every member after it).
 
   // service_single_fault: the batch of this one page.
-  // start_fault_batch: where nothing takes time, no wake-up or coldness to add.
-  const Nanos batch_start = kCostless ? (gpu.serviced_faults = true, std::max(kernel_.now, gpu.fault_engine_free))
-                                      : start_fault_batch(gpu);
+  const Nanos batch_start = start_fault_batch<kCostless>(gpu);
   ++kernel_counters_.fault_batches;
   kernel_.now = service_page_in_one_pass<false, kCostless>(g, a, slot, page, chunk_slot, victim,
                                                            batch_start + (kCostless ? 0 : profile_.fault_batch_ns));

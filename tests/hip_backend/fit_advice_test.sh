@@ -11,7 +11,7 @@ fit=$1 tune=$2 rescale=$3 profile=$4
 shift 4
 runs=("$@")
 source "$(dirname "$0")/fit_test_lib.sh"
-fit_setup "$fit" "$tune" "$rescale"
+fit_setup "$fit" "$tune" "$rescale" "$(dirname "$fit")/diag_runs.py"
 
 sed -e 's/^advise_call_cost = "[0-9]*ns"/advise_call_cost = "1ns"/' \
   -e 's/^advise_read_mostly_page_cost = "[0-9]*ns"/advise_read_mostly_page_cost = "1ns"/' "$profile" >"$tmp/in.toml"
@@ -31,7 +31,7 @@ echo '{"phases": [{"name": "main", "counters": {"time_ns": 1}}]}' >"$tmp/other.j
 refused "a run of another trace" "other.json: expected a phase 'rm_cpu_twice_64MiB'" "$tmp/in.toml" "$tmp/out.toml" "$tmp/other.json"
 refused "runs of different traces" "other.json: its phases differ" "$tmp/in.toml" "$tmp/out.toml" "${runs[0]}" "$tmp/other.json"
 echo 'not json' >"$tmp/bad.json"
-refused "a broken run" "bad.json: not an umsim-hip replay result" "$tmp/in.toml" "$tmp/out.toml" "$tmp/bad.json"
+refused "a broken run" "bad.json: not a replay result with phase times" "$tmp/in.toml" "$tmp/out.toml" "$tmp/bad.json"
 python3 - "${runs[0]}" "$tmp/noab.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))

@@ -7,7 +7,7 @@ fit=$1 tune=$2 profile=$3 umsim=$4 trace=$5
 shift 5
 runs=("$@")
 source "$(dirname "$0")/fit_test_lib.sh"
-fit_setup "$fit" "$tune"
+fit_setup "$fit" "$tune" "$(dirname "$fit")/diag_runs.py"
 
 cp "$profile" "$tmp/in.toml"
 run "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "${runs[@]}" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "fit refused good runs"; }
@@ -31,7 +31,7 @@ rm -f "$tmp/out.toml"
 echo '{"phases": [{"name": "page_read_faults", "counters": {"time_ns": 1}}]}' >"$tmp/other.json"
 refused "a run without the phases" "other.json: expected phases .* missing word_read_faults" "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/other.json"
 echo 'not json' >"$tmp/bad.json"
-refused "a broken run" "bad.json: not an umsim-hip replay result" "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/bad.json"
+refused "a broken run" "bad.json: not a replay result with phase times" "$tmp/in.toml" "$umsim" "$trace" "$tmp/out.toml" "$tmp/bad.json"
 grep -v '^read_fault_cost' "$tmp/in.toml" >"$tmp/nokey.toml"
 refused "a profile without the key" "no cpu.read_fault_cost key in its \[cpu\] table" "$tmp/nokey.toml" "$umsim" "$trace" "$tmp/out.toml" "${runs[@]}"
 refused "OUT naming an input" "names an input" "$tmp/in.toml" "$umsim" "$trace" "$tmp/in.toml" "${runs[@]}"

@@ -8,7 +8,7 @@ fit=$1 tune=$2 rescale=$3 profile=$4
 shift 4
 runs=("$@")
 source "$(dirname "$0")/fit_test_lib.sh"
-fit_setup "$fit" "$tune" "$rescale"
+fit_setup "$fit" "$tune" "$rescale" "$(dirname "$fit")/diag_runs.py"
 
 sed 's/^launch_after_memset_cost = "[0-9]*ns"/launch_after_memset_cost = "1ns"/' "$profile" >"$tmp/in.toml"
 grep -q '^launch_after_memset_cost = "1ns"' "$tmp/in.toml" || fail "the profile has no launch_after_memset_cost line"
@@ -27,7 +27,7 @@ rm -f "$tmp/out.toml"
 echo '{"phases": [], "kernels": []}' >"$tmp/other.json"
 refused "a run without the phase" "other.json: expected a phase 'kernel' and a kernel 'update'" "$tmp/in.toml" "$tmp/out.toml" "$tmp/other.json"
 echo 'not json' >"$tmp/bad.json"
-refused "a broken run" "bad.json: not an umsim-hip replay result" "$tmp/in.toml" "$tmp/out.toml" "$tmp/bad.json"
+refused "a broken run" "bad.json: not a replay result with phase times" "$tmp/in.toml" "$tmp/out.toml" "$tmp/bad.json"
 grep -v '^launch_after_memset_cost' "$tmp/in.toml" >"$tmp/nokey.toml"
 refused "a profile without the key" "no host.launch_after_memset_cost key in its \[host\] table" "$tmp/nokey.toml" "$tmp/out.toml" "${runs[@]}"
 sed 's/^sync_return_cost = "[0-9]*ns"/sync_return_cost = "1s"/' "$tmp/in.toml" >"$tmp/longsync.toml"

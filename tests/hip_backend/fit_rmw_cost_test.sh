@@ -5,7 +5,7 @@
 set -uo pipefail
 script=$1 tune=$2 umsim=$3 profile=$4 trace=$5 later=$6
 source "$(dirname "$0")/fit_test_lib.sh"
-fit_setup "$script" "$tune"
+fit_setup "$script" "$tune" "$(dirname "$script")/diag_runs.py"
 
 dirs=()
 for s in 41 42 43 44 45 46 47 49 50 51 52 53 56; do dirs+=("$later/session$s"); done
@@ -45,7 +45,7 @@ refused "a missing folder" "no such folder" "$umsim" "$profile" "$trace" "$tmp/n
 mkdir -p "$tmp/empty" "$tmp/broken" "$tmp/other"
 refused "a folder without runs" "no runs of the trace" "$umsim" "$profile" "$trace" "$tmp/empty"
 echo "{" >"$tmp/broken/launch_after_memset.r1.json"
-refused "a broken run" "broken/launch_after_memset.r1.json: not an umsim replay result" "$umsim" "$profile" "$trace" "$tmp/broken"
+refused "a broken run" "broken/launch_after_memset.r1.json: not a replay result with kernel times" "$umsim" "$profile" "$trace" "$tmp/broken"
 echo '{"kernels": [{"name": "update", "counters": {"time_ns": 1}}]}' >"$tmp/other/launch_after_memset.r1.json"
 refused "a run of another trace" "expected a kernel 'update2'" "$umsim" "$profile" "$trace" "$tmp/other"
 refused "a missing profile" "$tmp/none.toml" "$umsim" "$tmp/none.toml" "$trace" "$tmp/h1"
