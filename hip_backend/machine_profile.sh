@@ -165,19 +165,27 @@ PY
 fi
 "$umsim" profiles "$tmp/profile.toml" >/dev/null  # the result loads
 # The report reads the keys taken from the written profile, not from
-# pool_calibrations.py's printed lines.
-python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" "$host_from" "$host_source" "$remote_fit" "$rmw_fit" <<'PY'
-import json, sys
+# pool_calibrations.py's printed lines; the profile names them.
+python3 - "$base" "$fit" "$tmp/direct.toml" "$tmp/host.json" "$tmp/report.json" "$host_from" "$host_source" "$remote_fit" "$rmw_fit" \
+  "$tmp/profile.toml" <<'PY'
+import json, os, sys
 sys.path.insert(0, "hip_backend")
 from host_rescale import profile_values
 from pool_calibrations import MACHINE_KEYS
-base, fit, direct, host, out, host_from, host_source, remote_fit, rmw_fit = sys.argv[1:]
+base, fit, direct, host, out, host_from, host_source, remote_fit, rmw_fit, profile = sys.argv[1:]
 values = profile_values(open(direct).read())
 remote_keys = ["remote.request_cost", "remote.access_cost"] if json.loads(remote_fit) else []
 rmw_keys = ["gpu.rmw_cost"] if json.loads(rmw_fit) else []
 keys = {key: values[key].strip('"') for key in MACHINE_KEYS + remote_keys + rmw_keys}
 json.dump({"base_profile": base, "device_fit": fit, "keys_from_calibration": keys,
            "host_from": host_from, "host_source": host_source, "host": json.load(open(host))}, open(out, "w"), indent=1)
+# Say in the profile which values are this call's: their trailing comments are
+# the base profile's, which describe how the base's values were measured.
+lines = open(profile).read().splitlines()
+at = next((i for i, line in enumerate(lines) if line.startswith("# Host part re-measured")), 0)
+note = [f"# Values from this call's calibration: {', '.join(sorted(keys))};",
+        f"# their trailing comments, and every other value, are the base profile's ({os.path.basename(base)})."]
+open(profile, "w").write("\n".join(lines[:at] + note + lines[at:]) + "\n")
 PY
 cp "$tmp/profile.toml" "$out.partial" && mv "$out.partial" "$out"
 cp "$tmp/report.json" "$report.partial" && mv "$report.partial" "$report"

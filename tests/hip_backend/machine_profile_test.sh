@@ -14,7 +14,10 @@ tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*"; exit 1; }
 # The script runs its helpers from its repository root: give it a copy of them.
 mkdir -p "$tmp/repo/hip_backend" "$tmp/repo/traces/probe"
-cp "$script" "$@" "$tmp/repo/hip_backend/"
+cp "$script" "$tmp/repo/hip_backend/"
+for f in "$@"; do  # its Python helpers, and the probe traces they replay
+  if [[ $f == *.umt ]]; then cp "$f" "$tmp/repo/traces/probe/"; else cp "$f" "$tmp/repo/hip_backend/"; fi
+done
 cp "$probe_trace" "$tmp/repo/traces/probe/"
 run() { UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$base bash "$tmp/repo/hip_backend/machine_profile.sh" "$@"; }
 
@@ -38,7 +41,7 @@ UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$tmp/none.toml bash "$tmp/repo/hip_backend/m
 grep -q "no base profile" "$tmp/out" || { cat "$tmp/out"; fail "missing base profile not named"; }
 
 run "$session" "$tmp/machine.toml" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "full run failed"; }
-grep -q "15 keys from the calibration; host (calibration): GPU faults x0.674, CPU faults x0.584" "$tmp/out" || fail "summary: $(cat "$tmp/out")"
+grep -q "16 keys from the calibration; host (calibration): GPU faults x0.674, CPU faults x0.584" "$tmp/out" || fail "summary: $(cat "$tmp/out")"
 [[ -f $tmp/machine.toml && -f $tmp/machine.report.json && ! -e $tmp/machine.toml.partial ]] || fail "outputs missing"
 "$umsim" profiles "$tmp/machine.toml" >/dev/null || fail "the profile does not load"
 python3 - "$tmp/machine.toml" "$base" "$tmp/machine.report.json" <<'PY' || fail "profile values"
@@ -49,6 +52,8 @@ want = {  # session 68's calibration (its calibrated.toml), not the committed pr
     ("link", "host_to_gpu", "peak_gbps"): 52.0, ("prefetch", "cold_call_cost"): "100264ns",
     # fit_remote_requests.py on its sparse pinned runs
     ("remote", "request_cost"): "1.398ns", ("remote", "access_cost"): "0.123ns",
+    # fit_rmw_cost.py on its launch_after_memset runs
+    ("gpu", "rmw_cost"): "4.667ps",
 }
 for path, value in want.items():
     got = machine
@@ -76,6 +81,9 @@ if (report["keys_from_calibration"]["link.host_to_gpu.peak_gbps"] != "52" or "ho
         or report["host"]["gpu_fault_factor"] != 0.674 or report["host_from"] != "calibration"):
     sys.exit(f"report: {report}")
 PY
+# The profile names the values that are this call's; their comments are the base's.
+grep -q "^# Values from this call's calibration: .*gpu.rmw_cost, host.copy_call_cost" "$tmp/machine.toml" \
+  || fail "the profile does not name the calibration's keys"
 # [calibrated_on] names session 68's machine (its machine.txt), not the base profile's.
 grep -q '^date = "2026-12-04T14:41Z"' "$tmp/machine.toml" || fail "[calibrated_on] is not session 68's machine"
 
@@ -87,7 +95,7 @@ run --probe "$tmp/empty_probe" "$session" "$tmp/p.toml" >"$tmp/out" 2>&1 && fail
 grep -q "has no host probe runs" "$tmp/out" || { cat "$tmp/out"; fail "empty probe directory not explained"; }
 [[ ! -e $tmp/p.toml ]] || fail "an output was written on error"
 run --probe "$probe" "$session" "$tmp/probed.toml" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "run with --probe failed"; }
-grep -q "15 keys from the calibration; host (probe): GPU faults x0.785, CPU faults x0.834" "$tmp/out" || fail "probe summary: $(cat "$tmp/out")"
+grep -q "16 keys from the calibration; host (probe): GPU faults x0.785, CPU faults x0.834" "$tmp/out" || fail "probe summary: $(cat "$tmp/out")"
 grep -q "from this call's host probe (3 runs)" "$tmp/probed.toml" || fail "the profile does not name the probe as its host part's source"
 "$umsim" profiles "$tmp/probed.toml" >/dev/null || fail "the probed profile does not load"
 # The calibration's keys are the same either way; only the host part differs.
