@@ -89,7 +89,7 @@ Engine::CopySide Engine::copy_side(AllocSlot slot, const Event& range, int gpu, 
   return CopySide{dest};
 }
 
-Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned) const {
+Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned, Bytes cached) const {
   if (from.is_cpu() && to.is_cpu())
     throw SimulationError("a copy between two host memories has no GPU side");
   if (from.is_cpu() || to.is_cpu()) {
@@ -98,7 +98,9 @@ Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned) 
                         : from.is_cpu()   ? profile_.pageable_copy_gbps
                                           : profile_.pageable_d2h_copy_gbps();
     const Nanos staging = !pinned && to.is_cpu() ? profile_.pageable_to_host_call_ns : 0;
-    return link.latency_ns + staging + at_gbps(bytes, gbps);
+    // A pageable upload's cached bytes leave the host at the cache's speed.
+    const Nanos from_cache = cached != 0 ? at_gbps(cached, *profile_.pageable_cached_copy_gbps) : 0;
+    return link.latency_ns + staging + from_cache + at_gbps(bytes - cached, gbps);
   }
   if (from == to) return 2 * at_gbps(bytes, profile_.gpu_access_gbps);  // each byte read and written
   if (!staged_through_host(from, to)) return profile_.peer.transfer_ns(bytes);
@@ -130,9 +132,16 @@ void Engine::on_copy(const Event& e) {
     if (here.is_cpu())
       throw SimulationError(fmt::format("copy between a host buffer and host allocation '{}'", names_->name(e.name)));
   }
+  // A pageable copy reads or writes the start of the replay's one pageable
+  // buffer: an upload finds part of it in the host's cache.
+  Bytes cached = 0;
+  if (!pinned) {
+    if (from.is_cpu() && profile_.pageable_cached_copy_gbps) cached = pageable_cache_.cached_part(e.length);
+    pageable_cache_.copied(e.length);
+  }
   Nanos& ready = stream_ready(e.stream);
   stream_gpu_[e.stream] = static_cast<std::int16_t>(gpu);
-  ready = std::max(host_now_, ready) + profile_.copy_call_ns + copy_time(from, to, e.length, pinned);
+  ready = std::max(host_now_, ready) + profile_.copy_call_ns + copy_time(from, to, e.length, pinned, cached);
   if (!e.is_async()) host_now_ = ready;  // hipMemcpy returns when the copy is done
 }
 

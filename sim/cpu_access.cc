@@ -19,13 +19,16 @@ void Engine::cpu_access(const Event& e) {
   const AllocSlot slot = slot_of(e.name);
   check_range(a, e);
   if (e.length == 0) return;
+  const std::uint64_t count = e.count ? e.count : 1;
+  // The lines it touches take the host cache's room from a pageable copy's buffer.
+  if (profile_.pageable_cache_bytes != 0)
+    pageable_cache_.other_traffic(trace::touched_units_per_pass(e, kCpuLineBytes) * kCpuLineBytes * count);
   if (a.kind == trace::AllocKind::kDevice && !vendor_.single_memory_pool)
     throw SimulationError(fmt::format("CPU access to device allocation '{}' (device memory is not CPU-accessible)", a.name));
   const AccessType type = e.access();
   const bool write = type != AccessType::kRead;
   Counters& c = counters();
   if (a.kind == trace::AllocKind::kDevice) {  // an APU's hipMalloc memory: the same HBM, coherent, no fault
-    const std::uint64_t count = e.count ? e.count : 1;
     for (std::uint64_t pass = 0; pass < count; ++pass)
       trace::for_each_page_once(e, [&](std::uint64_t p) {
         ++c.accesses;
@@ -61,7 +64,6 @@ void Engine::cpu_access(const Event& e) {
     if (write) st.flags = static_cast<std::uint8_t>((st.flags | kDirty) & ~kCpuReadOnly);
     host_now_ += touch_ns();
   };
-  const std::uint64_t count = e.count ? e.count : 1;
   for (std::uint64_t pass = 0; pass < count; ++pass) trace::for_each_page_once(e, visit);
 }
 

@@ -57,6 +57,7 @@ Engine::Engine(EngineOptions options, EnginePolicies policies)
   quiet_repeats_ignored_ = thrashing_ && thrashing_->ignores_quiet_repeats();
 
   gpu_memory_ = options_.gpu_memory ? options_.gpu_memory : profile_.gpu_memory;
+  pageable_cache_ = PageableBufferCache(profile_.pageable_cache_bytes);
   access_unit_shift_ = static_cast<unsigned>(std::countr_zero(profile_.gpu_access_unit));
   chunk_bytes_ = eviction_->granularity();
   if (chunk_bytes_ < kPageSize || chunk_bytes_ > kBlockSize || (chunk_bytes_ & (chunk_bytes_ - 1)))

@@ -25,6 +25,7 @@
 #include "sim/eviction_policy.h"
 #include "sim/gpu_memory.h"
 #include "sim/migration_policy.h"
+#include "sim/pageable_buffer_cache.h"
 #include "sim/prefetch_policy.h"
 #include "sim/profile.h"
 #include "sim/result.h"
@@ -730,7 +731,8 @@ class Engine {
   // Where a copy or memset by `gpu` finds the range of allocation `slot`; a managed
   // range is first made resident on `gpu` (on `stream`), for writing if `write`.
   CopySide copy_side(AllocSlot slot, const trace::Event& range, int gpu, trace::StreamId stream, bool write);
-  Nanos copy_time(Processor from, Processor to, Bytes bytes, bool pinned) const;
+  // `cached`: of a pageable upload's bytes, those in the host's cache.
+  Nanos copy_time(Processor from, Processor to, Bytes bytes, bool pinned, Bytes cached = 0) const;
   // Whether GPUs a and b reach each other's memory (always true for a == b).
   bool peers_enabled(int a, int b) const;
   // Whether a migration between two GPUs goes through host memory: on AMD, and
@@ -838,6 +840,7 @@ class Engine {
   const trace::NameTable* names_ = nullptr;
 
   Nanos host_now_ = 0;
+  PageableBufferCache pageable_cache_;  // the host cache's share of the pageable copies' buffer
   std::optional<Nanos> last_prefetch_done_;  // the driver's prefetch path, for prefetch.cold_call_cost
   // Prefetches to the CPU so far (counted to 2): the replay's first two pay
   // prefetch.first_on_cpu_cost / next_on_cpu_cost.

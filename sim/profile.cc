@@ -404,13 +404,19 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
-            "pageable_to_host_call_cost",
+            "pageable_to_host_call_cost", "pageable_cached_copy_gbps", "pageable_cache_bytes",
             "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "sync_return_cost", "sync_call_cost",
             "advise_call_cost", "advise_read_mostly_page_cost", "advise_accessed_by_page_cost",
             "advise_preferred_page_cost"});
     p.pinned_copy_gbps = t.bandwidth("pinned_copy_gbps");
     p.pageable_copy_gbps = t.bandwidth("pageable_copy_gbps");
     if (t.has("pageable_to_host_copy_gbps")) p.pageable_to_host_copy_gbps = t.bandwidth("pageable_to_host_copy_gbps");
+    if (t.has("pageable_cached_copy_gbps")) {
+      p.pageable_cached_copy_gbps = t.bandwidth("pageable_cached_copy_gbps");
+      p.pageable_cache_bytes = t.bytes("pageable_cache_bytes");  // a missing one is named
+    } else if (const toml::node* n = t.optional("pageable_cache_bytes")) {
+      t.fail(*n, "'host.pageable_cache_bytes' is given without 'host.pageable_cached_copy_gbps' (its cached speed)");
+    }
     if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
     if (t.has("pageable_to_host_call_cost")) p.pageable_to_host_call_ns = t.duration("pageable_to_host_call_cost");
     if (t.has("launch_after_memset_cost")) p.launch_after_memset_ns = t.duration("launch_after_memset_cost");
@@ -539,6 +545,10 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                {"copy_call_cost_ns", p.copy_call_ns}};
   // Reported where set, so that results under profiles without it stay as they were.
   if (p.pageable_to_host_call_ns) j["host"]["pageable_to_host_call_cost_ns"] = p.pageable_to_host_call_ns;
+  if (p.pageable_cached_copy_gbps) {
+    j["host"]["pageable_cached_copy_gbps"] = gbps_json(*p.pageable_cached_copy_gbps);
+    j["host"]["pageable_cache_bytes"] = p.pageable_cache_bytes;
+  }
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
   if (p.launch_gap_ns) j["host"]["launch_gap_ns"] = p.launch_gap_ns;
   if (p.idle_launch_gap_ns) j["host"]["idle_launch_gap_ns"] = p.idle_launch_gap_ns;

@@ -305,6 +305,13 @@ struct HardwareProfile {
   // [host] pageable_to_host_copy_gbps: GPU-to-host copies into pageable memory,
   // which the runtime stages differently from uploads (unset: pageable_copy_gbps).
   std::optional<double> pageable_to_host_copy_gbps;
+  // [host] pageable_cached_copy_gbps, pageable_cache_bytes (given together):
+  // uploads from pageable memory whose bytes are in the host's cache run at
+  // the first; the cache keeps the second's bytes of host traffic
+  // (sim/pageable_buffer_cache.h). Unset: every pageable upload at
+  // pageable_copy_gbps.
+  std::optional<double> pageable_cached_copy_gbps;
+  Bytes pageable_cache_bytes = 0;
   // [host] copy_call_cost: host time of one copy or memset call beyond its
   // transfer (the runtime call, the copy engine's start, a synchronous call's
   // wake-up); what a 64 KiB hipMemcpy costs beyond the link. 0 unless given.

@@ -83,6 +83,77 @@ TEST(Copies, PageableDownloadsPayTheStaging) {
             (500u + 700u + 1000u + 4194304u) + (500u + 1000u + 2097152u) + (500u + 1000u + 1048576u));
 }
 
+// host.pageable_cached_copy_gbps 4, pageable_cache_bytes 8 MiB: every pageable
+// copy reads or writes the start of one host buffer, and an upload's bytes
+// that an earlier copy left in the cache move at 4 GB/s, the rest at 2. Each
+// copy 1000 + its bytes: 4 MiB cold 2097152; again, cached 1048576; 1 MiB of
+// it 262144; 8 MiB, half cached 1048576 + 2097152; 16 MiB, the 8 cached
+// 2097152 + 4194304, but it streams through the cache, so the last 4 MiB find
+// nothing: 2097152.
+HardwareProfile cached_upload_profile() {
+  HardwareProfile p = copy_profile();
+  p.pageable_cached_copy_gbps = 4.0;
+  p.pageable_cache_bytes = 8_MiB;
+  return p;
+}
+
+std::vector<Nanos> phase_times(const Result& r) {
+  std::vector<Nanos> t;
+  for (const ScopeResult& s : r.phases)
+    if (s.name != "main") t.push_back(s.counters.time_ns);
+  return t;
+}
+
+TEST(Copies, PageableUploadsFromTheCachedBuffer) {
+  auto b = with_device(16_MiB);
+  for (Bytes bytes : {4_MiB, 4_MiB, 1_MiB, 8_MiB, 16_MiB, 4_MiB})
+    b.phase("up").copy_host(CopyKind::kFromPageableHost, "D", 0, bytes);
+  const Result r = replay(b.build(), options_for(cached_upload_profile()));
+  EXPECT_EQ(phase_times(r), (std::vector<Nanos>{1000 + 2097152, 1000 + 1048576, 1000 + 262144,
+                                                1000 + 1048576 + 2097152, 1000 + 2097152 + 4194304,
+                                                1000 + 2097152}));
+}
+
+// A download writes the buffer's start (it stays at the pageable speed, 1000 +
+// 2097152), so the upload after it finds its 4 MiB cached (1000 + 1048576);
+// pinned copies use another buffer and leave it as it was. Without the two
+// keys, every pageable upload is at the memory's speed.
+TEST(Copies, PageableDownloadsLeaveTheBufferCached) {
+  const auto t = with_device()
+                     .phase("down").copy_host(CopyKind::kToPageableHost, "D", 0, 4_MiB)
+                     .phase("pinned").copy_host(CopyKind::kFromPinnedHost, "D", 0, 4_MiB)
+                     .phase("up").copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB)
+                     .build();
+  EXPECT_EQ(phase_times(replay(t, options_for(cached_upload_profile()))),
+            (std::vector<Nanos>{1000 + 2097152, 1000 + 1048576, 1000 + 1048576}));
+  EXPECT_EQ(phase_times(replay(t, options_for(copy_profile()))),
+            (std::vector<Nanos>{1000 + 2097152, 1000 + 1048576, 1000 + 2097152}));
+}
+
+// The CPU's own accesses take the cache's room: after a 4 MiB upload, a CPU
+// write of 6 MiB of other memory leaves 8 - 6 = 2 MiB of the buffer cached, so
+// the next 4 MiB upload moves 2 MiB at 4 GB/s and 2 at 2 (1000 + 524288 +
+// 1048576); a CPU read of one word per page of 4 MiB touches 1,024 lines of
+// 64 B, 64 KiB, and leaves the 4 MiB just copied cached (1000 + 1048576).
+TEST(Copies, CpuAccessesTakeTheCachesRoom) {
+  const auto t = with_device()
+                     .alloc("H", 8_MiB, AllocKind::kManaged)
+                     .phase("first").copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB)
+                     .cpu_write("H", 0, 6_MiB)
+                     .phase("after_cpu").copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB)
+                     .cpu_read("H", 0, 4_MiB, 4_KiB)
+                     .phase("after_words").copy_host(CopyKind::kFromPageableHost, "D", 0, 4_MiB)
+                     .build();
+  const Result r = replay(t, options_for(cached_upload_profile()));
+  ASSERT_EQ(r.phases.size(), 4u);
+  // Each phase holds its copy and then the CPU's accesses: the copy is what is
+  // left after the accesses' own time, which the same trace without the cache shows.
+  const Result plain = replay(t, options_for(copy_profile()));
+  EXPECT_EQ(plain.phases[1].counters.time_ns - r.phases[1].counters.time_ns, 0u);  // cold either way
+  EXPECT_EQ(plain.phases[2].counters.time_ns - r.phases[2].counters.time_ns, 2097152u - (524288u + 1048576u));
+  EXPECT_EQ(plain.phases[3].counters.time_ns - r.phases[3].counters.time_ns, 2097152u - 1048576u);
+}
+
 // A synchronous copy holds the host; an asynchronous one only its stream: the
 // pageable 4 KiB copy (1000 + 2048) starts at once beside the 4 MiB upload on
 // stream 1, so a kernel on stream 2 starts at 3048; the total waits for both.

@@ -394,6 +394,28 @@ TEST(Profile, HostCopyKeysTakeTheirRanges) {
             "p.toml:44: 'host.pageable_to_host_call_cost' must not be negative");
 }
 
+// [host] pageable_cached_copy_gbps and pageable_cache_bytes: together or not
+// at all; echoed where set.
+TEST(Profile, PageableCacheKeysComeTogether) {
+  const HardwareProfile none = parse_profile(good_profile(), "p.toml");
+  EXPECT_FALSE(none.pageable_cached_copy_gbps);
+  EXPECT_EQ(none.pageable_cache_bytes, 0u);
+  EXPECT_FALSE(to_json(none)["host"].contains("pageable_cached_copy_gbps"));
+  const HardwareProfile cached = parse_profile(
+      good_profile() + "pageable_cached_copy_gbps = 12.5\npageable_cache_bytes = \"32MiB\"\n", "p.toml");
+  EXPECT_DOUBLE_EQ(*cached.pageable_cached_copy_gbps, 12.5);
+  EXPECT_EQ(cached.pageable_cache_bytes, 32u << 20);
+  EXPECT_EQ(to_json(cached)["host"]["pageable_cached_copy_gbps"], 12.5);
+  EXPECT_EQ(to_json(cached)["host"]["pageable_cache_bytes"], 32u << 20);
+  EXPECT_EQ(error_of(with_host_key("pageable_cached_copy_gbps", "12.5")), "p.toml:41: missing key 'host.pageable_cache_bytes'");
+  EXPECT_EQ(error_of(with_host_key("pageable_cache_bytes", "\"32MiB\"")), "p.toml:44: 'host.pageable_cache_bytes' is given without "
+            "'host.pageable_cached_copy_gbps' (its cached speed)");
+  EXPECT_EQ(error_of(good_profile() + "pageable_cached_copy_gbps = 0\npageable_cache_bytes = \"32MiB\"\n"),
+            "p.toml:44: 'host.pageable_cached_copy_gbps' must be positive (or inf: no transfer cost)");
+  EXPECT_EQ(error_of(good_profile() + "pageable_cached_copy_gbps = 12.5\npageable_cache_bytes = \"lots\"\n"),
+            "p.toml:45: 'host.pageable_cache_bytes': expected a number in size 'lots'");
+}
+
 TEST(Profile, HostCopyCallCostRefusesBadValues) {
   const auto error = [](const std::string& v) { return error_of(with_host_key("copy_call_cost", v)); };
   const std::string not_duration = "p.toml:44: 'host.copy_call_cost' must be a duration such as \"20us\" or an integer of ns";
