@@ -10,6 +10,10 @@
 
 #include "sim/types.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace umsim::sim {
 
 // Whether any page is set, and the lowest set page (kPagesPerBlock if none):
@@ -100,6 +104,29 @@ template <typename Fn>
   }
 }
 
+// Bit 2 * w set for every word w of the mask with a page set, found without
+// a branch per word. With SSE2 the words' 32-bit halves are packed to bytes
+// (signed saturation keeps a half that is not zero so) and compared with zero
+// at once: about 15 instructions for the eight words, where a test per word
+// took about 40 (an evicted 2 MiB chunk's mask, at every eviction of a replay
+// over a large footprint).
+inline std::uint32_t nonempty_words_at_even_bits(const PageMask& mask) {
+#if defined(__SSE2__)
+  static_assert(sizeof(PageMask) == 4 * sizeof(__m128i), "unexpected std::bitset layout");
+  const auto* const at = reinterpret_cast<const unsigned char*>(&mask);
+  auto pair = [&](std::uint32_t k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + k * sizeof(__m128i))); };
+  const __m128i halves = _mm_packs_epi16(_mm_packs_epi32(pair(0), pair(1)), _mm_packs_epi32(pair(2), pair(3)));
+  const auto empty = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(halves, _mm_setzero_si128())));
+  const std::uint32_t full = ~empty & 0xffffu;  // bit 2w + h: half h of word w has a page
+  return (full | full >> 1) & 0x5555u;
+#else
+  std::uint32_t words = 0;
+#pragma GCC unroll 8
+  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) words |= std::uint32_t{mask_word(mask, w) != 0} << (2 * w);
+  return words;
+#endif
+}
+
 // Calls fn(w, x) for every non-empty word w of the mask, lowest first, with
 // its pages x, and clears it: an evicted 2 MiB chunk's pages (its whole VA
 // block's mask, with one or a few pages set), without for_each_page_in's
@@ -108,11 +135,8 @@ template <typename Fn>
 // word mispredicted about once an eviction.
 template <typename Fn>
 [[gnu::always_inline]] inline void take_page_words(PageMask& mask, Fn&& fn) {
-  std::uint32_t words = 0;  // bit w: word w has a page set
-#pragma GCC unroll 8
-  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) words |= std::uint32_t{mask_word(mask, w) != 0} << w;
-  for (; words != 0; words &= words - 1) {
-    const auto w = static_cast<std::uint32_t>(std::countr_zero(words));
+  for (std::uint32_t words = nonempty_words_at_even_bits(mask); words != 0; words &= words - 1) {
+    const auto w = static_cast<std::uint32_t>(std::countr_zero(words)) / 2;
     const std::uint64_t x = mask_word(mask, w);
     set_mask_word(mask, w, 0);
     fn(w, x);
