@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "sim/cache_hint.h"
 #include "sim/engine.h"
 #include "sim/page_mask_iteration.h"
 #include "sim/page_runs.h"
@@ -67,6 +68,11 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
     PageRange& range = ranges.range[r];
     range.end = std::min(range.end, in_block);
     if (range.first >= range.end) continue;
+    // The range's records are written after the eviction that makes room for
+    // them: asked of the cache now, its first and last line (a big page's
+    // two), they arrive meanwhile.
+    prefetch_for_read(block_pages + range.first);
+    prefetch_for_read(block_pages + range.end - 1);
     first_word = std::min(first_word, range.first / 64);
     end_word = std::max(end_word, (range.end + 63) / 64);
   }
