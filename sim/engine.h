@@ -647,6 +647,7 @@ class Engine {
   inline std::uint32_t replace_first_page_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline PhysicalChunk* first_chunk_to_replace(int gpu);
   inline void prefetch_listed_victims(std::size_t gpu, const SlotList& order);
+  inline void prefetch_victim_records(int gpu, std::uint32_t victim);
   // Always in line (declared so: on the templates' definitions alone GCC left replace_page_chunk<false> out of line).
   template <bool kCostless = false>  // as lone_fault<true>
   [[gnu::always_inline]] inline void replace_page_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page,
