@@ -35,12 +35,12 @@ def gap_ns(path):
     phases = dict(scope_times(path, "phases", fail))
     kernels = dict(scope_times(path, "kernels", fail))
     if "kernel" not in phases or "update" not in kernels:
-        sys.exit(f"fit_launch_after_memset.py: {path}: expected a phase 'kernel' and a kernel 'update' "
-                 "(a run of traces/probe/launch_after_memset.umt)")
+        fail(f"{path}: expected a phase 'kernel' and a kernel 'update' "
+             "(a run of traces/probe/launch_after_memset.umt)")
     gap = phases["kernel"] - kernels["update"]
     if gap < 0:
-        sys.exit(f"fit_launch_after_memset.py: {path}: phase 'kernel' ({phases['kernel']} ns) is shorter than "
-                 f"its kernel ({kernels['update']} ns)")
+        fail(f"{path}: phase 'kernel' ({phases['kernel']} ns) is shorter than "
+             f"its kernel ({kernels['update']} ns)")
     return gap
 
 
@@ -49,18 +49,18 @@ def main():
         sys.exit("usage: fit_launch_after_memset.py PROFILE.toml OUT.toml RUN.json [RUN.json ...]")
     profile, out, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
     if names_an_input(out, [profile] + runs):
-        sys.exit(f"fit_launch_after_memset.py: OUT.toml '{out}' names an input")
+        fail(f"OUT.toml '{out}' names an input")
     gaps = [gap_ns(r) for r in runs]
     with open(profile) as f:
         text = f.read()
     values = profile_values(text)
     if KEY not in values:
-        sys.exit(f"fit_launch_after_memset.py: {profile}: no {KEY} key in its [host] table to update")
+        fail(f"{profile}: no {KEY} key in its [host] table to update")
     sync_return = duration_ns(values[SYNC_RETURN_KEY], SYNC_RETURN_KEY, profile) if SYNC_RETURN_KEY in values else 0
     value = round(statistics.median(gaps) - sync_return)
     if value < 0:
-        sys.exit(f"fit_launch_after_memset.py: the runs' median gap ({statistics.median(gaps):.0f} ns) is shorter "
-                 f"than {SYNC_RETURN_KEY} ({sync_return:.0f} ns)")
+        fail(f"the runs' median gap ({statistics.median(gaps):.0f} ns) is shorter "
+             f"than {SYNC_RETURN_KEY} ({sync_return:.0f} ns)")
     updated = set_values(text, {KEY: f'"{value}ns"'})
     tmp = out + ".tmp"
     with open(tmp, "w") as f:
