@@ -29,6 +29,23 @@ namespace umsim::sim {
   const std::uint64_t keep = ~std::uint64_t{0xffffffff} & ~(std::uint64_t{cleared} << 56);
   const RecordPair set2 = {set, set}, keep2 = {keep, keep};
   auto* at = reinterpret_cast<unsigned char*>(first);  // the records are trivially copyable
+  if (cleared == 0) {
+    // Nothing cleared (a move's pages landing): each record's copies and
+    // mapped, its first four bytes, stored whole and the rest left alone,
+    // without loading the record. A move's records are seldom cached: the
+    // stores need not wait for them, where a record's update would.
+    const auto head = static_cast<std::uint32_t>(set);
+    unsigned char* const quads_end = at + (n & ~3u) * sizeof(PageState);
+    for (; at != quads_end; at += 4 * sizeof(PageState)) {
+      std::memcpy(at, &head, sizeof(head));
+      std::memcpy(at + sizeof(PageState), &head, sizeof(head));
+      std::memcpy(at + 2 * sizeof(PageState), &head, sizeof(head));
+      std::memcpy(at + 3 * sizeof(PageState), &head, sizeof(head));
+    }
+    for (unsigned char* const end = at + (n & 3u) * sizeof(PageState); at != end; at += sizeof(PageState))
+      std::memcpy(at, &head, sizeof(head));
+    return;
+  }
   auto set_pair = [&](unsigned char* pair) __attribute__((always_inline)) {
     RecordPair r;
     std::memcpy(&r, pair, sizeof(r));
