@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# hip_backend/pool_cpu_read_faults.py on sessions 42 and 43's committed
+# calibrations (cpu_faults runs) and host probes, and its bad inputs. Each
+# call's read fault is fit_cpu_faults.py's on the profile put on that call's
+# host by host_rescale.py (session 42: 16422 ns at CPU factor 0.78, so 21054 at
+# the reference host; session 43: 19977 ns at 0.969, 20616); the medians of the
+# two calls are written.
+set -uo pipefail
+pool=$1 rescale=$2 fit=$3 tune=$4 runs=$5 profile=$6 umsim=$7 probe_trace=$8 fault_trace=$9
+source "$(dirname "$0")/fit_test_lib.sh"
+fit_setup "$pool" "$rescale" "$fit" "$tune" "$runs"
+calls=()
+for s in 42 43; do
+  calls+=("profiles/raw/h200-pcie5/later/session$s:hip_backend/results/h200-pcie5/session$s/probe")
+done
+
+cp "$profile" "$tmp/in.toml"
+run "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[@]}" >"$tmp/log" 2>&1 ||
+  { cat "$tmp/log"; fail "pooling refused good calls"; }
+python3 - "$tmp/log" <<'PY' || fail "unexpected fits: $(cat "$tmp/log")"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+calls = r["calls"]
+assert [c["read_fault_ns"] for c in calls] == [16422, 19977], calls
+assert [c["faulted_page_read_ns"] for c in calls] == [292, 345], calls
+for c in calls:  # the reference value is the fit over the call's CPU factor
+    assert abs(c["reference_read_fault_ns"] - c["read_fault_ns"] / c["cpu_fault_factor"]) <= 1, c
+want = round((calls[0]["reference_read_fault_ns"] + calls[1]["reference_read_fault_ns"]) / 2)
+assert r["medians_ns"] == {"cpu.read_fault_cost": want, "cpu.faulted_page_read_cost": 318}, r["medians_ns"]
+PY
+want=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["medians_ns"]["cpu.read_fault_cost"])' "$tmp/log")
+grep -q "^read_fault_cost = \"${want}ns\" *# " "$tmp/out.toml" || fail "read fault not written with its comment"
+grep -q '^faulted_page_read_cost = "318ns"' "$tmp/out.toml" || fail "faulted page read not written"
+# Only those two lines differ from the input.
+[[ $(diff "$tmp/in.toml" "$tmp/out.toml" | grep -c '^>') == 2 ]] || fail "other lines changed: $(diff "$tmp/in.toml" "$tmp/out.toml")"
+# A profile without the faulted-page key gets it in its [cpu] table.
+grep -v '^faulted_page_read_cost' "$tmp/in.toml" >"$tmp/nopage.toml"
+run "$tmp/nopage.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out2.toml" "${calls[0]}" >"$tmp/log" 2>&1 ||
+  { cat "$tmp/log"; fail "a profile without the faulted-page key refused"; }
+python3 -c 'import sys, tomllib; c = tomllib.load(open(sys.argv[1], "rb"))["cpu"]; assert c["faulted_page_read_cost"] == "292ns", c' "$tmp/out2.toml" ||
+  fail "faulted-page key not added to [cpu]"
+
+# Bad inputs: each refused with a message naming what is wrong, nothing written.
+rm -f "$tmp/out.toml"
+refused "a call without a colon" "expected CALIBRATION_DIR:PROBE_DIR" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "profiles/raw"
+refused "a missing folder" "nowhere: no such directory" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "nowhere:${calls[0]#*:}"
+mkdir -p "$tmp/empty"
+refused "a calibration without cpu_faults runs" "empty: no cpu_faults.r\*.json" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "$tmp/empty:${calls[0]#*:}"
+refused "a probe folder without runs" "empty: no host probe runs" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[0]%%:*}:$tmp/empty"
+mkdir -p "$tmp/badprobe" && echo 'not json' >"$tmp/badprobe/r1.json"
+refused "a broken probe run" "host_rescale.py on .*badprobe failed" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[0]%%:*}:$tmp/badprobe"
+grep -v '^read_fault_cost' "$tmp/in.toml" >"$tmp/nokey.toml"
+refused "a profile without the read fault" "no cpu.read_fault_cost key" "$tmp/nokey.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[@]}"
+refused "OUT naming an input" "is the input" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/in.toml" "${calls[@]}"
+refused "no calls" "usage:" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml"
+cmp -s "$profile" "$tmp/in.toml" || fail "the input was changed"
+[[ -e $tmp/out.toml ]] && fail "an output was written on error"
+echo PASS
