@@ -155,6 +155,10 @@ std::size_t Engine::service_page_runs(std::size_t r) {
     const std::uint64_t block = entry.page() / kPagesPerBlock;
     const auto i = static_cast<std::uint32_t>(entry.page() % kPagesPerBlock);
     if (try_service_short<true>(entry.alloc(), block, &i, 1)) continue;
+    // service_block's first try, without its mask and frame (a replay at
+    // random under the NVIDIA policies: every fault); where it declines, it
+    // changed nothing and service_block asks again.
+    if (quiet_pages_ && service_quiet_pages(entry.alloc(), block, &i, 1)) continue;
     PageMask faulted;
     faulted.set(i);
     service_block(entry.alloc(), block, faulted, 1);
