@@ -199,6 +199,11 @@ void Engine::service_fault_batch() {
         }
       }
       if (service_short(slot, block, pages, unique)) continue;
+      // service_block's first try, with the pages in the order it would list
+      // them, without its mask and frame; where it declines, it changed
+      // nothing and service_block asks again.
+      static_assert(kShortPathPages <= kMaxQuietFaults);
+      if (quiet_pages_ && service_quiet_pages(slot, block, pages, unique)) continue;
     }
     PageMask faulted;
     for (std::uint32_t e = 0; e < unique; ++e) faulted.set(entries[e].key % kPagesPerBlock);
