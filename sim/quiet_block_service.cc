@@ -16,6 +16,7 @@
 
 #include "sim/cache_hint.h"
 #include "sim/engine.h"
+#include "sim/host_words_move.h"
 #include "sim/page_mask_iteration.h"
 #include "sim/page_runs.h"
 
