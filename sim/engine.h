@@ -400,7 +400,10 @@ class Engine {
   // one page, in one call; returns the first run of more pages (or the end).
   std::size_t service_page_runs(std::size_t r);
   // Services the batch's faulted pages (`unique` of them) of one VA block.
-  void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique);
+  // `quiet_tried`: the caller already had service_quiet_pages decline these
+  // pages (it changed nothing), so it is not asked again.
+  void service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique,
+                     bool quiet_tried = false);
   std::uint32_t copy_runs(const Allocation& a, std::uint64_t base, const PageMask& migrate,
                           const PageMask* host_copies, const PageMask& faulted) const;
   MigrationDecision driver_default(const PageState& st, Processor requester, trace::AccessType type) const;

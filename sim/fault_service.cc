@@ -201,13 +201,13 @@ void Engine::service_fault_batch() {
       if (service_short(slot, block, pages, unique)) continue;
       // service_block's first try, with the pages in the order it would list
       // them, without its mask and frame; where it declines, it changed
-      // nothing and service_block asks again.
+      // nothing and service_block goes on without it.
       static_assert(kShortPathPages <= kMaxQuietFaults);
       if (quiet_pages_ && service_quiet_pages(slot, block, pages, unique)) continue;
     }
     PageMask faulted;
     for (std::uint32_t e = 0; e < unique; ++e) faulted.set(entries[e].key % kPagesPerBlock);
-    service_block(slot, block, faulted, unique);
+    service_block(slot, block, faulted, unique, /*quiet_tried=*/unique <= kShortPathPages);
   }
   gpu.fault_engine_free = kernel_.now;
   after_fault_copies();
@@ -363,7 +363,8 @@ std::uint32_t Engine::copy_runs(const Allocation& a, std::uint64_t base, const P
   return count_page_runs(copied & faulted, 0, kWords) + count_page_runs(copied & ~faulted, 0, kWords);
 }
 
-void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique) {
+void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& faulted, std::uint32_t unique,
+                           bool quiet_tried) {
   Allocation& a = allocs_[slot];
   BlockState& bs = a.blocks[block];
   const std::uint64_t base = block * kPagesPerBlock;
@@ -371,7 +372,7 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   const ProcessorMask rbit = processor_bit(requester);
   Nanos& now = kernel_.now;
   // A few faulted pages the policies have nothing particular to say about: without masks.
-  if (quiet_pages_ && unique <= kMaxQuietFaults) {
+  if (quiet_pages_ && !quiet_tried && unique <= kMaxQuietFaults) {
     std::uint32_t pages[kMaxQuietFaults], n = 0;
     if (unique == 1) pages[n++] = first_page(faulted);  // most faults of a replay over a large footprint
     else for_each_page(faulted, [&](std::uint32_t i) { pages[n++] = i; });

@@ -157,11 +157,11 @@ std::size_t Engine::service_page_runs(std::size_t r) {
     if (try_service_short<true>(entry.alloc(), block, &i, 1)) continue;
     // service_block's first try, without its mask and frame (a replay at
     // random under the NVIDIA policies: every fault); where it declines, it
-    // changed nothing and service_block asks again.
+    // changed nothing and service_block goes on without it.
     if (quiet_pages_ && service_quiet_pages(entry.alloc(), block, &i, 1)) continue;
     PageMask faulted;
     faulted.set(i);
-    service_block(entry.alloc(), block, faulted, 1);
+    service_block(entry.alloc(), block, faulted, 1, /*quiet_tried=*/true);
   }
   return r;
 }
