@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 from diag_runs import scope_times
-from tune_profile import names_an_input, replay_profile_text, set_values
+from tune_profile import add_key, names_an_input, replay_profile_text, set_values
 
 NAME = "fit_cpu_faults.py"
 # (direction, fault-cost key, faulted-page key, word-cost key, page phase, word phase)
@@ -97,7 +97,7 @@ def main():
     for key in (d[2] for d in DIRECTIONS):
         if key not in values and re.search(r"^\[cpu\]", text, flags=re.M):
             name = key.split(".", 1)[1]
-            text = re.sub(r"^\[cpu\][^\n]*\n", lambda m: m.group(0) + f'{name} = "0ns"\n', text, count=1, flags=re.M)
+            text = add_key(text, "cpu", name, '"0ns"')
             values[key] = 0.0
     needed = [k for d in DIRECTIONS for k in d[1:4]]
     missing = [k for k in needed if k not in values]

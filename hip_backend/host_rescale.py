@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-from tune_profile import set_values
+from tune_profile import add_key, set_values
 
 # The driver's work per VA block and per page when it services GPU faults,
 # populations and read-duplication revocations: the bulk probe kernels' time.
@@ -217,8 +217,7 @@ def main():
     if with_isolated:
         groups["wakeup"] = ([WAKEUP_KEY], "the isolated faults", isolated_times)
         if WAKEUP_KEY not in values:  # optional in a profile: add it (0) to its table
-            base = re.sub(r"^\[faults\][^\n]*\n", lambda m: m.group(0) + 'wakeup_cost = "0ns"\n', base, count=1,
-                          flags=re.M)
+            base = add_key(base, "faults", "wakeup_cost", '"0ns"')
         calibrated[WAKEUP_KEY] = 1.0  # the "factor" of the wake-up is its value in ns
     if with_collapse:
         groups["collapse"] = ([COLLAPSE_KEY], "the CPU write collapsing read duplicates", collapse_times)

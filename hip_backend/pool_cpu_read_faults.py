@@ -38,7 +38,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from host_rescale import check_inputs_and_output  # noqa: E402
-from tune_profile import set_values  # noqa: E402
+from tune_profile import add_key, set_values  # noqa: E402
 
 NAME = "pool_cpu_read_faults.py"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -97,8 +97,7 @@ def main():
     if not re.search(r"^read_fault_cost\s*=", text, flags=re.M):
         fail(f"{profile}: no {READ_FAULT} key in its [cpu] table to update")
     if not re.search(r"^faulted_page_read_cost\s*=", text, flags=re.M):
-        text = re.sub(r"^\[cpu\][^\n]*\n", lambda m: m.group(0) + 'faulted_page_read_cost = "0ns"\n', text,
-                      count=1, flags=re.M)
+        text = add_key(text, "cpu", "faulted_page_read_cost", '"0ns"')
     with tempfile.TemporaryDirectory() as tmp:
         fits = [fit_call(profile, umsim, traces, c, p, tmp, i) for i, (c, p) in enumerate(calls)]
     read_fault = round(statistics.median(f["reference_read_fault_ns"] for f in fits))

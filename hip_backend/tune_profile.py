@@ -28,6 +28,7 @@ import concurrent.futures
 import itertools
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -55,6 +56,13 @@ def set_values(toml, values):
                 line = new
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+def add_key(toml, table, key, value):
+    """TOML with `key = value` as the first line of [table] (for an optional key a profile lacks;
+    set_values changes only keys already there). Unchanged where there is no such table."""
+    return re.sub(r"^\[" + re.escape(table) + r"\][^\n]*\n", lambda m: m.group(0) + f"{key} = {value}\n", toml,
+                  count=1, flags=re.M)
 
 
 def run_sim(umsim, trace, profile, tmp):

@@ -29,6 +29,14 @@ want = {("faults", "sequential", 64): 90000, ("faults", "gpu_fresh", 64): 10000,
         ("read_mostly", "", 256): 20000, ("cpu_fault", "fault", 8): 900, ("cpu_fault", "fault_read", 8): 600}
 if got != want:
     sys.exit(f"pooled times: got {got}, want {want}")
+# add_key: an optional key becomes the first line of its table (only the first such header), and
+# nothing changes where the table is missing.
+toml = '[faults]\nbatch_size = 256\n\n[cpu]  # host\nfault_cost = "8us"\n[cpu_x]\n'
+want_toml = '[faults]\nbatch_size = 256\n\n[cpu]  # host\nread_cost = "0ns"\nfault_cost = "8us"\n[cpu_x]\n'
+if t.add_key(toml, "cpu", "read_cost", '"0ns"') != want_toml:
+    sys.exit(f"add_key: got {t.add_key(toml, 'cpu', 'read_cost', '0')!r}")
+if t.add_key(toml, "remote", "x", "1") != toml:
+    sys.exit("add_key: a missing table changed the text")
 PY
 python3 "$tmp/check.py" "$script" || { echo "FAIL: pooling"; exit 1; }
 python3 "$script" only_one_arg >"$tmp/out" 2>&1 && { echo "FAIL: usage error exited 0"; exit 1; }
