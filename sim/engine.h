@@ -443,10 +443,12 @@ class Engine {
                         const PageMask& with_copy, Processor dest, Nanos ready);
   // move_host_block with the masks as words (copied: the pages with a host
   // copy), of which only words [first_word, end_word) are read (some page set
-  // there): a quiet block service builds the words it touches only.
-  Nanos move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block, const std::uint64_t* want,
-                        const std::uint64_t* copied, std::uint32_t first_word, std::uint32_t end_word,
-                        Processor dest, Nanos ready);
+  // there): a quiet block service builds the words it touches only. Words:
+  // arrays of the block's eight words, or OneMaskWord where regions are of 64
+  // pages or more and end_word is first_word + 1 (sim/host_words_move.h).
+  template <typename Words>
+  Nanos move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block, const Words& want, const Words& copied,
+                        std::uint32_t first_word, std::uint32_t end_word, Processor dest, Nanos ready);
   // The end shared by move_host_pages and move_host_block, from `t` when the
   // pages' state has moved: chunks held busy are released, the `copied` bytes
   // (their runs' copy time `busy`) go on the GPU's host-to-GPU link as
@@ -495,6 +497,34 @@ class Engine {
   // tries it first).
   bool quiet_pages_apply() const;  // under these policies and vendor semantics
   bool service_quiet_pages(AllocSlot slot, std::uint64_t block, const std::uint32_t* pages, std::uint32_t n);
+  // What service_quiet_pages found before changing anything, for its services
+  // that take more than one mask word, several GPUs or regions under 64 pages
+  // (service_quiet_words, out of line; the ranges clamped to the block).
+  struct QuietService {
+    AllocSlot slot;
+    std::uint64_t block;
+    const std::uint32_t* pages;
+    std::uint32_t n;
+    const PageRanges& ranges;
+    std::uint32_t first_word, end_word;  // the words the faulted pages and ranges touch
+    Nanos now;                           // the service's clock before its moves
+    std::uint32_t migrations;            // the block's fault migrations after the service
+    ProcessorMask copies_of_faulted;
+    std::uint32_t faulted_host_pages;
+  };
+  [[gnu::noinline]] bool service_quiet_words(const QuietService& s);
+  // The quiet service's first changes (flags, counters, the block's record,
+  // the clock set to `now`), and its last (the thrashing policy told of the
+  // faulted pages' and the policy's migrations; the masks, asked for only
+  // where it needs them, are lambdas).
+  [[gnu::always_inline]] Nanos& begin_quiet_service(BlockState& bs, PageState* block_pages, const std::uint32_t* pages,
+                                                    std::uint32_t n, std::uint32_t migrations, Processor requester,
+                                                    Nanos now);
+  template <typename FaultedMask, typename PolicyMask>
+  [[gnu::always_inline]] void tell_quiet_migrations(AllocSlot slot, std::uint64_t block, const PageState* block_pages,
+                                                    ProcessorMask copies_of_faulted, Processor requester,
+                                                    bool any_policy, std::uint32_t first_policy_page, Nanos& t,
+                                                    const FaultedMask& faulted_mask, const PolicyMask& policy_mask);
   // thrashing_response.cc: the thrashing policy's hint before a block's
   // faulted pages are placed, and its detection after pages migrated; both
   // apply the policy's response to the block.
@@ -560,7 +590,7 @@ class Engine {
   // AccessedBy advice: an evicted page goes back to the CPU alone, mapped as
   // mappings_for maps a copy there. Duplicates come only from ReadMostly
   // advice where the vendor duplicates, or from a migration policy's decide().
-  bool evicts_sole_copies(const Allocation& a) const {
+  [[gnu::always_inline]] bool evicts_sole_copies(const Allocation& a) const {
     return !decide_callbacks_ && !(a.read_mostly_advised && vendor_.read_mostly_duplicates) && !a.accessed_by_advised;
   }
   // The chunk's allocation no longer maps its region to it (chunk_slot).
@@ -642,7 +672,7 @@ class Engine {
   // and taken again for `page` (what chunk_for's eviction, release, take and
   // list updates give); returns its slot. Only where replaces_first_chunk(gpu)
   // holds.
-  inline bool replaces_first_chunk(int gpu) const;
+  [[gnu::always_inline]] inline bool replaces_first_chunk(int gpu) const;
   template <bool kScattered = false>  // as write_back_chunk's
   inline std::uint32_t replace_first_chunk(int gpu, AllocSlot slot, std::uint64_t page, Nanos& now);
   inline void replace_block_chunk(int gpu, PhysicalChunk& c, AllocSlot slot, std::uint64_t page, Nanos& now,

@@ -18,7 +18,7 @@
 
 namespace umsim::sim {
 
-inline bool Engine::replaces_first_chunk(int gpu) const {
+[[gnu::always_inline]] inline bool Engine::replaces_first_chunk(int gpu) const {
   const GpuMemory& mem = gpus_[static_cast<std::size_t>(gpu)].memory;
   const SlotList* const order = eviction_order_[gpu];
   // chunk_for's refusal (nothing it may evict), choose_victim's walk past

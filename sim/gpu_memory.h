@@ -82,7 +82,7 @@ class GpuMemory {
   [[gnu::always_inline]] const PhysicalChunk& chunk(std::uint32_t slot) const { return chunks_[slot]; }
   std::uint32_t slots_created() const { return slots_created_; }
   // Whether the slot holds a chunk that may be evicted now (not pinned, not being filled).
-  bool evictable(std::uint32_t slot) const {
+  [[gnu::always_inline]] bool evictable(std::uint32_t slot) const {
     if (slot >= slots_created_) return false;
     const PhysicalChunk& c = chunks_[slot];
     return c.allocated && !c.pinned && !c.busy;

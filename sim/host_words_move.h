@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <type_traits>
 
 #include "sim/engine.h"
 #include "sim/first_chunk_replacement.h"
@@ -15,10 +16,19 @@
 
 namespace umsim::sim {
 
+// A mask's only word a move reads (move_host_words' words [w, w + 1)), held
+// as a value: the quiet service's one-word moves (80% of its services) keep
+// it in a register, where an array indexed by w lives in memory.
+struct OneMaskWord {
+  std::uint64_t x;
+  std::uint64_t operator[](std::uint32_t /*w*/) const { return x; }
+};
+
 namespace host_words_move {
 // The first set page of `words` at or after `from`, in words before
 // `end_word`; kPagesPerBlock if none.
-inline std::uint32_t next_page(const std::uint64_t* words, std::uint32_t from, std::uint32_t end_word) {
+template <typename Words>
+inline std::uint32_t next_page(const Words& words, std::uint32_t from, std::uint32_t end_word) {
   for (std::uint32_t w = from / 64; w < end_word; ++w) {
     std::uint64_t x = words[w];
     if (w * 64 < from) x &= ~std::uint64_t{0} << (from - w * 64);
@@ -28,10 +38,14 @@ inline std::uint32_t next_page(const std::uint64_t* words, std::uint32_t from, s
 }
 }  // namespace host_words_move
 
+template <typename Words>
 [[gnu::always_inline]] inline Nanos Engine::move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block,
-                                                           const std::uint64_t* want, const std::uint64_t* copied,
+                                                           const Words& want, const Words& copied,
                                                            std::uint32_t first_word, std::uint32_t end_word,
                                                            Processor dest, Nanos ready) {
+  // One word as a value: the caller has checked that regions are of 64 pages
+  // or more (one word, one region), so the walk over regions is left out.
+  constexpr bool kOneWord = std::is_same_v<Words, OneMaskWord>;
   Nanos t = ready;  // evictions to make room happen first, synchronously
   const int g = dest.gpu_index();
   const auto gi = static_cast<std::size_t>(g);
@@ -100,14 +114,14 @@ inline std::uint32_t next_page(const std::uint64_t* words, std::uint32_t from, s
   };
   // Regions of 64 pages or more start and end on mask-word boundaries: their
   // words need no window cut out.
-  const bool whole_words = pages_per_chunk_ >= 64;
-  if (whole_words && end_word == first_word + 1) {
+  const bool whole_words = kOneWord || pages_per_chunk_ >= 64;
+  if (kOneWord || (whole_words && end_word == first_word + 1)) {
     // Most moves of a fault service: one word (a faulted page and the
     // prefetcher's big page around it), so one region, without the walk.
     const std::uint64_t x = want[first_word];
     const std::uint32_t chunk = chunk_of(first_word * 64 + static_cast<std::uint32_t>(std::countr_zero(x)), false);
     count_moved(chunk, move_word(first_word, x));
-  } else {
+  } else if constexpr (!kOneWord) {
     std::uint32_t last_word = end_word - 1;
     while (want[last_word] == 0) --last_word;
     const std::uint32_t last = last_word * 64 + 63 - static_cast<std::uint32_t>(std::countl_zero(want[last_word]));

@@ -41,10 +41,17 @@ inline PageMask mask_of_words(const std::uint64_t* words, std::uint32_t first, s
   return mask;
 }
 
+// The mask of word w alone.
+inline PageMask mask_of_word(std::uint32_t w, std::uint64_t x) {
+  PageMask mask;
+  set_mask_word(mask, w, x);
+  return mask;
+}
+
 // The number of set pages of a mask word. The default x86-64 target has no
 // POPCNT instruction: std::bitset::count and std::popcount call libgcc per
 // word, where this counts in a dozen instructions.
-inline std::uint32_t count_word(std::uint64_t x) {
+[[gnu::always_inline]] inline std::uint32_t count_word(std::uint64_t x) {
   x = x - ((x >> 1) & 0x5555555555555555ull);
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
@@ -110,7 +117,7 @@ template <typename Fn>
 // at once: about 15 instructions for the eight words, where a test per word
 // took about 40 (an evicted 2 MiB chunk's mask, at every eviction of a replay
 // over a large footprint).
-inline std::uint32_t nonempty_words_at_even_bits(const PageMask& mask) {
+[[gnu::always_inline]] inline std::uint32_t nonempty_words_at_even_bits(const PageMask& mask) {
 #if defined(__SSE2__)
   static_assert(sizeof(PageMask) == 4 * sizeof(__m128i), "unexpected std::bitset layout");
   const auto* const at = reinterpret_cast<const unsigned char*>(&mask);

@@ -28,12 +28,12 @@ using PageMask = std::bitset<kPagesPerBlock>;
 // word-wise combinations of several masks without std::bitset's temporaries
 // (libstdc++ stores bitset<512> as eight 64-bit words, bit i in word i/64).
 static_assert(sizeof(PageMask) == kPagesPerBlock / 8, "unexpected std::bitset layout");
-inline std::uint64_t mask_word(const PageMask& mask, std::uint32_t w) {
+[[gnu::always_inline]] inline std::uint64_t mask_word(const PageMask& mask, std::uint32_t w) {
   std::uint64_t x;
   std::memcpy(&x, reinterpret_cast<const char*>(&mask) + w * sizeof(x), sizeof(x));
   return x;
 }
-inline void set_mask_word(PageMask& mask, std::uint32_t w, std::uint64_t x) {
+[[gnu::always_inline]] inline void set_mask_word(PageMask& mask, std::uint32_t w, std::uint64_t x) {
   std::memcpy(reinterpret_cast<char*>(&mask) + w * sizeof(x), &x, sizeof(x));
 }
 
