@@ -173,25 +173,37 @@ bool Engine::service_quiet_words(const QuietService& s) {
   const auto g = static_cast<std::size_t>(kernel_.gpu);
   const PageMask& resident = a.gpu_resident[g][block];
   const PageMask& populated = a.populated[block];
-  // The faulted pages as mask words, of words [first_word, end_word) only.
-  std::uint64_t faulted[kPagesPerBlock / 64];
-  for (std::uint64_t& x : faulted) x = 0;  // all eight: stores in line, not a memset call
-  for (std::uint32_t k = 0; k < n; ++k) faulted[pages[k] / 64] |= std::uint64_t{1} << (pages[k] % 64);
+  // The faulted pages and the policy's ranges as mask words, and the words
+  // they touch (bit w: word w): two faulted pages at random in a block touch
+  // two words of the four or so between them, and only those are taken.
+  std::uint64_t faulted[kPagesPerBlock / 64], proposed[kPagesPerBlock / 64];
+  for (std::uint32_t w = 0; w < kPagesPerBlock / 64; ++w) faulted[w] = proposed[w] = 0;  // stores in line, not memset
+  std::uint32_t touched = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    faulted[pages[k] / 64] |= std::uint64_t{1} << (pages[k] % 64);
+    touched |= 1u << (pages[k] / 64);
+  }
+  for (std::uint32_t r = 0; r < ranges.count; ++r) {  // pages [first, end) of each word they reach
+    const PageRange range = ranges.range[r];
+    for (std::uint32_t w = range.first / 64; range.first < range.end && w * 64 < range.end; ++w) {
+      proposed[w] |= pages_below_in_word(range.end, w) & ~pages_below_in_word(range.first, w);
+      touched |= 1u << w;
+    }
+  }
   // As service_quiet_pages' word: the policy's pages the engine accepts and
   // with the faulted pages the pages to migrate, of words [first_word,
-  // end_word) only.
+  // end_word) only (those not touched empty).
   std::uint64_t migrate[kPagesPerBlock / 64], with_copy[kPagesPerBlock / 64];
+  for (std::uint32_t w = first_word; w < end_word; ++w) migrate[w] = with_copy[w] = 0;
   std::uint64_t any_policy = 0;
   std::uint32_t first_policy_page = 0;  // where any_policy
   ProcessorMask elsewhere = 0;  // every copy of the pages
   // With one GPU the pages' copies are the populated mask's words (as for one word).
   const bool one_gpu = gpus_.size() == 1;
   std::uint32_t host_pages = 0;
-  for (std::uint32_t w = first_word; w < end_word; ++w) {
-    std::uint64_t proposed = 0;
-    for (std::uint32_t r = 0; r < ranges.count; ++r)  // pages [first, end) of word w
-      proposed |= pages_below_in_word(ranges.range[r].end, w) & ~pages_below_in_word(ranges.range[r].first, w);
-    const std::uint64_t policy = proposed & ~(mask_word(resident, w) | faulted[w]);
+  for (; touched != 0; touched &= touched - 1) {  // lowest first
+    const auto w = static_cast<std::uint32_t>(std::countr_zero(touched));
+    const std::uint64_t policy = proposed[w] & ~(mask_word(resident, w) | faulted[w]);
     const std::uint64_t moving = policy | faulted[w];
     std::uint64_t copy = 0;
     if (one_gpu) {
