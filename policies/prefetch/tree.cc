@@ -46,6 +46,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
     sim::PageRanges first_big_page;
     add_highest_over_grown(0, sim::kPagesPerBlock, 0, big_page_pages_, first_big_page);
     empty_block_span_ = first_big_page.count != 0 ? first_big_page.range[0].end : 0;
+    if (big_page_pages_ >= kPagesPerGrownBit)
+      for (std::uint32_t k = 0; k <= 64 && k * big_page_pages_ <= sim::kPagesPerBlock; ++k)
+        widest_level_by_grown_[k] = static_cast<std::uint8_t>(widest_level(k * big_page_pages_, sim::kPagesPerBlock));
   }
 
   // A few faulted pages, nothing excluded or thrashing, no preferred
@@ -162,27 +165,38 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // grown ranges at every level: the grown big pages are the bits of one
   // word. A node wider than a big page holds a grown one whole or not at all,
   // and counts its bits' pages; a node no wider lies in the seed's own grown
-  // big page and counts its whole span. The same nodes, in the same order.
+  // big page and counts its whole span, so the first such level walked
+  // qualifies unless the threshold is 100%. The same nodes, in the same
+  // order, as add_highest with those counts; the widest level from a table
+  // by the number of grown big pages (no division per seed).
   bool prefetch_over_big_pages(const sim::QuietFaultRequest& r, sim::PageRanges& out) const {
     const std::uint32_t big_level = static_cast<std::uint32_t>(std::countr_zero(big_page_pages_));
     std::uint64_t grown = 0;  // bit u: big page u grown
     for (std::uint32_t k = 0; k < r.faulted_count; ++k)
       if (r.faulted[k] < sim::kPagesPerBlock) grown |= std::uint64_t{1} << (r.faulted[k] >> big_level);
-    auto grown_pages = [&](std::uint64_t bits) {
+    auto grown_count = [&](std::uint64_t bits) {
       std::uint32_t n = 0;
-      for (std::uint64_t x = bits & grown; x != 0; x &= x - 1) n += big_page_pages_;  // a few bits: no popcount
+      for (std::uint64_t x = bits & grown; x != 0; x &= x - 1) ++n;  // a few bits: no popcount
       return n;
     };
-    auto node_count = [&](std::uint32_t f, std::uint32_t span) {
-      if (span <= big_page_pages_) return span;
-      const std::uint32_t bits = span >> big_level;  // 2 to 64
-      return grown_pages((bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1) << (f >> big_level));
-    };
-    const std::uint32_t resident = grown_pages(~std::uint64_t{0});
+    const std::uint32_t top = widest_level_by_grown_[grown_count(~std::uint64_t{0})];
     for (std::uint64_t seeds = grown; seeds != 0; seeds &= seeds - 1) {
-      const std::uint32_t added = out.count;
-      add_highest(static_cast<std::uint32_t>(std::countr_zero(seeds)) << big_level, sim::kPagesPerBlock, resident,
-                  node_count, out);
+      const auto u = static_cast<std::uint32_t>(std::countr_zero(seeds));
+      const std::uint32_t page = u << big_level, added = out.count;
+      for (std::uint32_t level = top; level-- > 0;) {
+        const std::uint32_t span = 1u << level;
+        if (level <= big_level) {  // in the seed's big page: its span counted, over the threshold below 100%
+          if (threshold_ < 100) out.add(page, page + span);
+          break;
+        }
+        const std::uint32_t bits = span >> big_level;  // 2 to 64
+        const std::uint64_t window = (bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1) << (u & ~(bits - 1));
+        if (grown_count(window) * big_page_pages_ * 100 > span * threshold_) {
+          const std::uint32_t f = page & ~(span - 1);
+          out.add(f, f + span);
+          break;
+        }
+      }
       if (out.count != added && out.range[added].end == sim::kPagesPerBlock) break;  // as walk_tree: a region reached the block's end
     }
     return true;
@@ -419,6 +433,9 @@ class TreePrefetcher final : public sim::PrefetchPolicy {
   // The node prefetch_quiet adds for one page of a whole block with nothing on the
   // destination, as a span (0: none): the same for every faulted page.
   std::uint32_t empty_block_span_ = 0;
+  // widest_level(k big pages, a whole block) for k = 0..64, where big pages
+  // are of kPagesPerGrownBit pages or more (prefetch_over_big_pages).
+  std::uint8_t widest_level_by_grown_[65] = {};
 };
 
 }  // namespace
