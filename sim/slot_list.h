@@ -46,7 +46,7 @@ class SlotList {
     links_[slot].next = kNotListed;
   }
   // Moves a listed slot to the tail (most recent); nothing when it is there already.
-  void move_to_back(std::uint32_t slot) {
+  [[gnu::always_inline]] void move_to_back(std::uint32_t slot) {
     if (slot != tail_) relink_at_back(slot, links_[slot]);
   }
   // A hit's recency move: the slot, if listed and not the tail already, moves
@@ -79,7 +79,7 @@ class SlotList {
   };
   // Moves a listed slot that is not the tail, whose links are `l`, to the tail
   // (erase and push_back without their checks).
-  void relink_at_back(std::uint32_t slot, Links l) {
+  [[gnu::always_inline]] void relink_at_back(std::uint32_t slot, Links l) {
     if (l.prev == kNone) head_ = l.next;
     else links_[l.prev].next = l.next;
     links_[l.next].prev = l.prev;  // not the tail: it has a next
