@@ -443,12 +443,15 @@ class Engine {
                         const PageMask& with_copy, Processor dest, Nanos ready);
   // move_host_block with the masks as words (copied: the pages with a host
   // copy), of which only words [first_word, end_word) are read (some page set
-  // there): a quiet block service builds the words it touches only. Words:
+  // there): a quiet block service builds the words it touches only; word_set:
+  // bit w where want's word w has pages (read where regions are of 64 pages or
+  // more and several words move, which visit those words only). Words:
   // arrays of the block's eight words, or OneMaskWord where regions are of 64
   // pages or more and end_word is first_word + 1 (sim/host_words_move.h).
   template <typename Words>
   Nanos move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block, const Words& want, const Words& copied,
-                        std::uint32_t first_word, std::uint32_t end_word, Processor dest, Nanos ready);
+                        std::uint32_t first_word, std::uint32_t end_word, std::uint32_t word_set, Processor dest,
+                        Nanos ready);
   // The end shared by move_host_pages and move_host_block, from `t` when the
   // pages' state has moved: chunks held busy are released, the `copied` bytes
   // (their runs' copy time `busy`) go on the GPU's host-to-GPU link as

@@ -49,7 +49,9 @@ Nanos Engine::move_host_block(AllocSlot slot, Allocation& a, std::uint64_t block
   std::uint64_t want[kWords], copied[kWords];
   std::memcpy(want, &pages, sizeof(want));
   std::memcpy(copied, &with_copy, sizeof(copied));
-  return move_host_words(slot, a, block, want, copied, 0, kWords, dest, ready);
+  std::uint32_t word_set = 0;
+  for (std::uint32_t w = 0; w < kWords; ++w) word_set |= static_cast<std::uint32_t>(want[w] != 0) << w;
+  return move_host_words(slot, a, block, want, copied, 0, kWords, word_set, dest, ready);
 }
 
 

@@ -42,7 +42,7 @@ template <typename Words>
 [[gnu::always_inline]] inline Nanos Engine::move_host_words(AllocSlot slot, Allocation& a, std::uint64_t block,
                                                            const Words& want, const Words& copied,
                                                            std::uint32_t first_word, std::uint32_t end_word,
-                                                           Processor dest, Nanos ready) {
+                                                           std::uint32_t word_set, Processor dest, Nanos ready) {
   // One word as a value: the caller has checked that regions are of 64 pages
   // or more (one word, one region), so the walk over regions is left out.
   constexpr bool kOneWord = std::is_same_v<Words, OneMaskWord>;
@@ -122,6 +122,29 @@ template <typename Words>
     const std::uint32_t chunk = chunk_of(first_word * 64 + static_cast<std::uint32_t>(std::countr_zero(x)), false);
     count_moved(chunk, move_word(first_word, x));
   } else if constexpr (!kOneWord) {
+    if (whole_words) {
+      // Regions of whole words: the words with pages to move (word_set's
+      // bits), a region's at a time, lowest first; the empty words between
+      // them are not visited.
+      std::uint32_t bits = word_set;
+      const std::uint64_t last_region = (base + (31 - std::countl_zero(bits)) * 64) >> chunk_shift_;
+      while (bits != 0) {
+        auto w = static_cast<std::uint32_t>(std::countr_zero(bits));
+        const std::uint32_t i = w * 64 + static_cast<std::uint32_t>(std::countr_zero(want[w]));
+        const std::uint64_t region = (base + i) >> chunk_shift_;
+        const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(((region + 1) << chunk_shift_) - base, kPagesPerBlock));
+        const std::uint32_t chunk = chunk_of(i, region != last_region);
+        std::uint32_t moved = 0;
+        do {
+          moved += move_word(w, want[w]);
+          bits &= bits - 1;
+          w = static_cast<std::uint32_t>(std::countr_zero(bits));  // 32 where none is left
+        } while (w * 64 < end);
+        count_moved(chunk, moved);
+      }
+      copy_runs.finish();
+      return land_host_moves(gpu, t, copy_runs.bytes, copy_runs.busy, zero_filled);
+    }
     std::uint32_t last_word = end_word - 1;
     while (want[last_word] == 0) --last_word;
     const std::uint32_t last = last_word * 64 + 63 - static_cast<std::uint32_t>(std::countl_zero(want[last_word]));

@@ -41,6 +41,17 @@ inline PageMask mask_of_words(const std::uint64_t* words, std::uint32_t first, s
   return mask;
 }
 
+// The mask of `words`' words whose bits are set in `word_set` (bit w: word
+// w), its other words empty.
+inline PageMask mask_of_word_set(const std::uint64_t* words, std::uint32_t word_set) {
+  PageMask mask;
+  for (; word_set != 0; word_set &= word_set - 1) {
+    const auto w = static_cast<std::uint32_t>(std::countr_zero(word_set));
+    set_mask_word(mask, w, words[w]);
+  }
+  return mask;
+}
+
 // The mask of word w alone.
 inline PageMask mask_of_word(std::uint32_t w, std::uint64_t x) {
   PageMask mask;

@@ -86,6 +86,23 @@ inline std::uint32_t count_page_runs(const std::uint64_t* words, std::uint32_t f
   return runs;
 }
 
+// count_page_runs over the words whose bits are set in `word_set` (bit w: word
+// w), the others empty.
+inline std::uint32_t count_page_runs_of_set(const std::uint64_t* words, std::uint32_t word_set) {
+  std::uint32_t runs = 0;
+  std::uint64_t prev = 0;         // the previous word given
+  std::uint32_t prev_w = 64;      // its index (none yet)
+  for (; word_set != 0; word_set &= word_set - 1) {
+    const auto w = static_cast<std::uint32_t>(std::countr_zero(word_set));
+    const std::uint64_t x = words[w];
+    const std::uint64_t carry = prev_w + 1 == w ? prev >> 63 : 0;
+    runs += static_cast<std::uint32_t>(std::popcount(x & ~((x << 1) | carry)));
+    prev = x;
+    prev_w = w;
+  }
+  return runs;
+}
+
 // count_page_runs over words [first, end) of a block's page mask.
 inline std::uint32_t count_page_runs(const PageMask& mask, std::uint32_t first, std::uint32_t end) {
   std::uint64_t words[kPagesPerBlock / 64];

@@ -152,7 +152,7 @@ bool Engine::service_quiet_pages(AllocSlot slot, std::uint64_t block, const std:
   Nanos& t = begin_quiet_service(bs, block_pages, pages, n, migrations, requester, now);
   if (const Nanos ns = profile_.fault_migrated_page_ns; ns != 0) t += static_cast<Nanos>(host_pages) * ns;
   if (profile_.fault_run_ns) t += count_word(copy & ~(copy << 1)) * *profile_.fault_run_ns;  // runs' first pages
-  t = move_host_words(slot, a, block, OneMaskWord{moving}, OneMaskWord{copy}, w, w + 1, requester, t);
+  t = move_host_words(slot, a, block, OneMaskWord{moving}, OneMaskWord{copy}, w, w + 1, 1u << w, requester, t);
   kernel_counters_.bytes_prefetched += Bytes{host_pages - faulted_host_pages} * kPageSize;
   if (!thrashing_) return true;
   const std::uint32_t first_policy_page = w * 64 + static_cast<std::uint32_t>(std::countr_zero(policy));
@@ -191,10 +191,14 @@ bool Engine::service_quiet_words(const QuietService& s) {
     }
   }
   // As service_quiet_pages' word: the policy's pages the engine accepts and
-  // with the faulted pages the pages to migrate, of words [first_word,
-  // end_word) only (those not touched empty).
+  // with the faulted pages the pages to migrate, of the touched words only;
+  // moves: bit w where word w has pages to migrate. Only the move's walk for
+  // regions under 64 pages reads the words between them (set empty there);
+  // every other reader takes the words of `moves`.
   std::uint64_t migrate[kPagesPerBlock / 64], with_copy[kPagesPerBlock / 64];
-  for (std::uint32_t w = first_word; w < end_word; ++w) migrate[w] = with_copy[w] = 0;
+  if (pages_per_chunk_ < 64)
+    for (std::uint32_t w = first_word; w < end_word; ++w) migrate[w] = 0;
+  std::uint32_t moves = 0;
   std::uint64_t any_policy = 0;
   std::uint32_t first_policy_page = 0;  // where any_policy
   ProcessorMask elsewhere = 0;  // every copy of the pages
@@ -221,21 +225,22 @@ bool Engine::service_quiet_words(const QuietService& s) {
     any_policy |= policy;
     migrate[w] = moving;
     with_copy[w] = copy;
+    moves |= static_cast<std::uint32_t>(moving != 0) << w;
   }
   if (elsewhere & ~kCpuBit) return false;  // a page held on a GPU: move_pages' general copies
 
   // Nothing above changed the engine or the policies; the service from here on.
   Nanos& t = begin_quiet_service(a.blocks[block], block_pages, pages, n, s.migrations, requester, s.now);
   if (const Nanos ns = profile_.fault_migrated_page_ns; ns != 0) t += static_cast<Nanos>(host_pages) * ns;
-  if (profile_.fault_run_ns) t += count_page_runs(with_copy, first_word, end_word) * *profile_.fault_run_ns;
-  if (gpus_.size() > 1) note_served_pages(slot, block, mask_of_words(migrate, first_word, end_word));
-  t = move_host_words(slot, a, block, migrate, with_copy, first_word, end_word, requester, t);
+  if (profile_.fault_run_ns) t += count_page_runs_of_set(with_copy, moves) * *profile_.fault_run_ns;
+  if (gpus_.size() > 1) note_served_pages(slot, block, mask_of_word_set(migrate, moves));
+  t = move_host_words(slot, a, block, migrate, with_copy, first_word, end_word, moves, requester, t);
   kernel_counters_.bytes_prefetched += Bytes{host_pages - s.faulted_host_pages} * kPageSize;
   if (!thrashing_) return true;
   tell_quiet_migrations(
       slot, block, block_pages, s.copies_of_faulted, requester, any_policy != 0, first_policy_page, t,
       [&] { return mask_of_words(faulted, first_word, end_word); },
-      [&] { return mask_of_words(migrate, first_word, end_word) & ~mask_of_words(faulted, first_word, end_word); });
+      [&] { return mask_of_word_set(migrate, moves) & ~mask_of_words(faulted, first_word, end_word); });
   return true;
 }
 
