@@ -404,6 +404,7 @@ void Engine::on_free(const Event& e) {
   const AllocSlot slot = slot_of(e.name);
   if (slot == kNoSlot) throw SimulationError(fmt::format("free of '{}', which is not allocated", names_->name(e.name)));
   Allocation& a = allocs_[slot];
+  if (a.managed()) host_now_ += free_host_ns(a);
   for (std::size_t g = 0; g < a.chunk_slot.size(); ++g)
     for (std::uint32_t s : a.chunk_slot[g])
       if (s != kNoSlot) release_chunk(static_cast<int>(g), s);
@@ -423,6 +424,17 @@ void Engine::on_free(const Event& e) {
   a.chunk_slot = {};
   a.gpu_resident = {};
   slot_of_name_[e.name] = kNoSlot;
+}
+
+// The driver tears a managed range down in the freeing thread: a call, and
+// per VA block with pages on a GPU, their mappings and chunks
+// (host.free_call_cost, host.free_gpu_block_cost).
+Nanos Engine::free_host_ns(const Allocation& a) const {
+  if (!profile_.free_call_ns && !profile_.free_gpu_block_ns) return 0;
+  std::uint64_t gpu_blocks = 0;
+  for (const auto& blocks : a.gpu_resident)
+    for (const PageMask& m : blocks) gpu_blocks += m.any();
+  return profile_.free_call_ns + gpu_blocks * profile_.free_gpu_block_ns;
 }
 
 const std::string& Engine::open_kernel_name() const {

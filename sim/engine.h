@@ -171,6 +171,7 @@ class Engine {
   const std::string& open_kernel_name() const;
   void on_alloc(const trace::Event& e);
   void on_free(const trace::Event& e);
+  Nanos free_host_ns(const Allocation& a) const;
   void on_kernel_begin(const trace::Event& e);
   void on_kernel_end();
   // Starts kernel_ (a trace's kernel, or the fill kernel of a managed memset).

@@ -406,6 +406,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
             "pageable_to_host_call_cost", "pageable_cached_copy_gbps", "pageable_cache_bytes",
             "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "sync_return_cost", "sync_call_cost",
+            "free_call_cost", "free_gpu_block_cost",
             "advise_call_cost", "advise_read_mostly_page_cost", "advise_accessed_by_page_cost",
             "advise_preferred_page_cost"});
     p.pinned_copy_gbps = t.bandwidth("pinned_copy_gbps");
@@ -424,6 +425,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("idle_launch_gap")) p.idle_launch_gap_ns = t.duration("idle_launch_gap");
     if (t.has("sync_return_cost")) p.sync_return_ns = t.duration("sync_return_cost");
     if (t.has("sync_call_cost")) p.sync_call_ns = t.duration("sync_call_cost");
+    if (t.has("free_call_cost")) p.free_call_ns = t.duration("free_call_cost");
+    if (t.has("free_gpu_block_cost")) p.free_gpu_block_ns = t.duration("free_gpu_block_cost");
     if (t.has("advise_call_cost")) p.advise_call_ns = t.duration("advise_call_cost");
     if (t.has("advise_read_mostly_page_cost")) p.advise_read_mostly_page_ns = t.duration("advise_read_mostly_page_cost");
     if (t.has("advise_accessed_by_page_cost")) p.advise_accessed_by_page_ns = t.duration("advise_accessed_by_page_cost");
@@ -554,6 +557,8 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.idle_launch_gap_ns) j["host"]["idle_launch_gap_ns"] = p.idle_launch_gap_ns;
   if (p.sync_return_ns) j["host"]["sync_return_cost_ns"] = p.sync_return_ns;
   if (p.sync_call_ns) j["host"]["sync_call_cost_ns"] = p.sync_call_ns;
+  if (p.free_call_ns) j["host"]["free_call_cost_ns"] = p.free_call_ns;
+  if (p.free_gpu_block_ns) j["host"]["free_gpu_block_cost_ns"] = p.free_gpu_block_ns;
   if (p.advise_call_ns) j["host"]["advise_call_cost_ns"] = p.advise_call_ns;
   if (p.advise_read_mostly_page_ns) j["host"]["advise_read_mostly_page_cost_ns"] = p.advise_read_mostly_page_ns;
   if (p.advise_accessed_by_page_ns) j["host"]["advise_accessed_by_page_cost_ns"] = p.advise_accessed_by_page_ns;

@@ -337,6 +337,12 @@ struct HardwareProfile {
   // for. 0 unless given.
   Nanos sync_return_ns = 0;
   Nanos sync_call_ns = 0;
+  // [host] free_call_cost: host time of freeing a managed allocation (the
+  // driver tears the range down in the calling thread); free_gpu_block_cost:
+  // more per VA block with pages on a GPU at the free (their mappings and
+  // chunks). 0 unless given.
+  Nanos free_call_ns = 0;
+  Nanos free_gpu_block_ns = 0;
   // [host] advise_*: host time of a memory-advice call (the driver's work in
   // the calling thread): advise_call_cost per call, then per page the advice
   // changes: advise_read_mostly_page_cost per page whose only copy is the

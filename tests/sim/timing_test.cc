@@ -919,6 +919,42 @@ TEST(Timing, LaunchGapsAndSyncReturnsAreHostTimeOutsideTheKernels) {
   EXPECT_EQ(without.phases[2].counters.time_ns, 0u);
 }
 
+// Freeing managed memory is host time (host.free_call_cost, here 5000 ns, and
+// host.free_gpu_block_cost, 300 ns per VA block with pages on a GPU). A holds
+// three 2 MiB blocks and the kernel reads one page in each of its first two:
+// its free costs 5000 + 2 x 300. B, which only the CPU touched, costs the
+// call alone; D, device memory, nothing. Without the keys a free costs
+// nothing.
+TEST(Timing, FreeingManagedMemoryCostsTheCallAndItsBlocksOnTheGpu) {
+  const auto t = TraceBuilder()
+                     .alloc("A", 3 * 2_MiB)
+                     .alloc("B", 2_MiB)
+                     .alloc("D", 2_MiB, trace::AllocKind::kDevice)
+                     .cpu_write("B")
+                     .kernel("k", 0)
+                     .read("A", 0, 4_KiB)
+                     .read("A", 2_MiB, 4_KiB)
+                     .end()
+                     .sync()
+                     .phase("free_a")
+                     .free("A")
+                     .phase("free_b")
+                     .free("B")
+                     .phase("free_d")
+                     .free("D")
+                     .build();
+  HardwareProfile p = round_profile();
+  p.free_call_ns = 5000;
+  p.free_gpu_block_ns = 300;
+  const Result r = replay(t, options_for(p));
+  ASSERT_EQ(r.phases.size(), 4u);
+  EXPECT_EQ(r.phases[1].counters.time_ns, 5000u + 2 * 300u);
+  EXPECT_EQ(r.phases[2].counters.time_ns, 5000u);
+  EXPECT_EQ(r.phases[3].counters.time_ns, 0u);
+  const Result without = replay(t, options_for(round_profile()));
+  for (std::size_t i = 1; i < without.phases.size(); ++i) EXPECT_EQ(without.phases[i].counters.time_ns, 0u);
+}
+
 // Advice is host time (cudaMemAdvise returns when the driver has changed the
 // range): a call cost, then per page the advice changes. ReadMostly revokes
 // the CPU's writable mapping of the 4 pages only it holds (1000 + 4 x 300);
