@@ -32,7 +32,7 @@ import sys
 import tempfile
 
 from diag_runs import scope_times
-from tune_profile import add_key, names_an_input, set_values
+from tune_profile import names_an_input, set_or_add_values
 
 NAME = "fit_free_costs.py"
 CALL, BLOCK = "host.free_call_cost", "host.free_gpu_block_cost"
@@ -45,13 +45,10 @@ def fail(message):
 
 def with_keys(text, values):
     """The profile with the [host] free keys set, added to the table where absent."""
-    if "\n[host]" not in "\n" + text:
+    try:
+        return set_or_add_values(text, values)
+    except KeyError:
         fail("the profile has no [host] table to hold the free costs")
-    for key, value in values.items():
-        name = key.split(".", 1)[1]
-        if not any(line.split("=", 1)[0].strip() == name for line in text.splitlines() if "=" in line):
-            text = add_key(text, "host", name, value)
-    return set_values(text, values)
 
 
 def free_phase_traces(directory):

@@ -23,12 +23,11 @@ names an input is refused.
 
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
 
-from tune_profile import names_an_input, replay_profile_text, set_values
+from tune_profile import names_an_input, replay_profile_text, set_or_add_values
 
 NAME = "fit_prefetch_host.py"
 QUEUED, TO_CPU = "prefetch.queued_call_cost", "prefetch.to_cpu_page_cost"
@@ -57,13 +56,10 @@ def measures(path, what):
 
 def with_keys(text, values):
     """The profile with the [prefetch] keys set, added to the table where absent."""
-    for key in values:
-        name = key.split(".", 1)[1]
-        if not re.search(rf"^\[prefetch\][^\[]*^{name}\s*=", text, flags=re.M | re.S):
-            if not re.search(r"^\[prefetch\]", text, flags=re.M):
-                fail("the profile has no [prefetch] table")
-            text = re.sub(r"^\[prefetch\][^\n]*\n", lambda m: m.group(0) + f'{name} = "0ns"\n', text, count=1, flags=re.M)
-    return set_values(text, {k: f'"{v}ns"' for k, v in values.items()})
+    try:
+        return set_or_add_values(text, {k: f'"{v}ns"' for k, v in values.items()})
+    except KeyError:
+        fail("the profile has no [prefetch] table")
 
 
 def simulate(umsim, trace, toml, tmp, tag):

@@ -65,6 +65,26 @@ def add_key(toml, table, key, value):
                   count=1, flags=re.M)
 
 
+def set_or_add_values(toml, values):
+    """set_values, each `table.key` of `values` that its table lacks added first (add_key).
+    A key whose table the profile does not have raises KeyError(table)."""
+    present, section = set(), ""
+    for line in toml.splitlines():
+        s = line.split("#", 1)[0].strip()
+        if s.startswith("["):
+            section = s[1:s.index("]")]
+        elif "=" in s:
+            present.add(f"{section}.{s.split('=', 1)[0].strip()}")
+    for path, value in values.items():
+        if path in present:
+            continue
+        table, key = path.rsplit(".", 1)
+        if not re.search(r"^\[" + re.escape(table) + r"\]", toml, flags=re.M):
+            raise KeyError(table)
+        toml = add_key(toml, table, key, value)
+    return set_values(toml, values)
+
+
 def run_sim(umsim, trace, profile, tmp):
     out = os.path.join(tmp, os.path.basename(trace) + ".json")  # one file per trace: runs may be concurrent
     # `umsim-hip calibrate` runs one microbenchmark after another in one
