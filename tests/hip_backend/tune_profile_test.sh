@@ -37,6 +37,22 @@ if t.add_key(toml, "cpu", "read_cost", '"0ns"') != want_toml:
     sys.exit(f"add_key: got {t.add_key(toml, 'cpu', 'read_cost', '0')!r}")
 if t.add_key(toml, "remote", "x", "1") != toml:
     sys.exit("add_key: a missing table changed the text")
+# set_or_add_values: a key its table has is set in place (its comment kept), one it lacks is
+# added to that table (not to another table holding the same name), a missing table raises.
+toml = '[faults]\nbatch_size = 256  # count\n[cpu]\nbatch_size = 1\n'
+want_toml = '[faults]\ncost = "2ns"\nbatch_size = 128  # count\n[cpu]\nbatch_size = 1\n'
+got = t.set_or_add_values(toml, {"faults.batch_size": "128", "faults.cost": '"2ns"'})
+if got != want_toml:
+    sys.exit(f"set_or_add_values: got {got!r}")
+want_cpu = '[faults]\nbatch_size = 256  # count\n[cpu]\ncost = "3ns"\nbatch_size = 1\n'
+if (got := t.set_or_add_values(toml, {"cpu.cost": '"3ns"'})) != want_cpu:
+    sys.exit(f"set_or_add_values into [cpu]: got {got!r}")
+try:
+    t.set_or_add_values(toml, {"host.free_call_cost": '"1ns"'})
+    sys.exit("set_or_add_values: a missing table was accepted")
+except KeyError as e:
+    if e.args != ("host",):
+        sys.exit(f"set_or_add_values: raised {e!r}")
 PY
 python3 "$tmp/check.py" "$script" || { echo "FAIL: pooling"; exit 1; }
 python3 "$script" only_one_arg >"$tmp/out" 2>&1 && { echo "FAIL: usage error exited 0"; exit 1; }
