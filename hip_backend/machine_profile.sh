@@ -94,6 +94,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/calibration" "$tmp/probe"
 cp "$fit" "$tmp/calibration/calibrated.toml"
+cp "$raw" "$tmp/calibration/calibration.json"  # remote.gpu_to_host_gbps is read off its runs
 python3 hip_backend/pool_calibrations.py --machine "$base" "$tmp/direct.toml" "$tmp/calibration" >/dev/null
 # Remote reads' request and touch costs, fitted together on the call's sparse
 # pinned runs (calibrations without them keep the base profile's).

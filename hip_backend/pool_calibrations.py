@@ -23,6 +23,7 @@ Writes OUT.toml through a temporary file renamed into place; an OUT that
 names an input is refused. Prints one line per pooled key: the value before,
 the median, the range and the number of calibrations.
 """
+import json
 import os
 import statistics
 import sys
@@ -94,6 +95,31 @@ def written(median, like):
     return f"{median:.4g}"
 
 
+def whole_read_gbps(directory):
+    """The link's read bandwidth from the calibration's whole-buffer reads of host
+    memory (its "remote" runs: pinned, mapped, AccessedBy), time less the launch
+    overhead, median. Calibrations whose calibrate took remote.gpu_to_host_gbps
+    from the sub-page fit (before December 6, 2026) wrote a value 2-13% lower
+    (docs/validation.md, "Whole reads of host memory"); this reads the runs
+    themselves, so every calibration gives the key the same way."""
+    path = os.path.join(directory, "calibration.json")
+    try:
+        with open(path) as f:
+            raw = json.load(f)
+        launch = float(raw["launch_overhead_ns"])
+        rates = [float(r["bytes"]) / max(1.0, float(r["time_ns"]) - launch) for r in raw["remote"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{path}: no whole reads of host memory ('remote' runs with bytes and time_ns, "
+             f"and launch_overhead_ns): {type(e).__name__}: {e}")
+    if not rates:
+        fail(f"{path}: 'remote' holds no runs")
+    return statistics.median(rates)
+
+
+# Keys read from a calibration's raw runs instead of its calibrated.toml.
+FROM_RUNS = {"remote.gpu_to_host_gbps": whole_read_gbps}
+
+
 def calibrated_values(directory):
     path = os.path.join(directory, "calibrated.toml")
     if not os.path.isfile(path):
@@ -130,7 +156,10 @@ def main():
         if key not in base:
             fail(f"{profile}: no key {key} to pool")
         samples = []
-        for path, cal in calibrations:
+        for directory, (path, cal) in zip(directories, calibrations):
+            if key in FROM_RUNS:
+                samples.append(FROM_RUNS[key](directory))
+                continue
             if key not in cal:
                 fail(f"{path}: no key {key} (every calibration must measure each pooled key)")
             samples.append(number(cal[key], key, path))

@@ -25,6 +25,16 @@ std::map<std::string, std::string> fit_file(const std::string& path) {
   return fit_profile(nlohmann::json::parse(slurp(path)));
 }
 
+// The message fit_profile fails with, or "no error".
+std::string error_of(const nlohmann::json& raw) {
+  try {
+    fit_profile(raw);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(CalibrationFitGoldenTest, LatestSessionReproducesFitValues) {
   const auto values = fit_file("profiles/raw/h200-pcie5/calibration.json");
   std::string printed;
@@ -113,6 +123,23 @@ TEST(CalibrationFitGoldenTest, CopyCallCostIsTheMedianOverPinnedCopiesUpTo16MiB)
             "\"6027ns\"");
 }
 
+// The link's read bandwidth is the median of the whole reads of host memory
+// ("remote" runs, time less the launch overhead), whatever the sub-page runs
+// fit: runs at 40, 50 and 60 GB/s give 50.00; the sub-page runs alone (the
+// committed session's) would give 49.14.
+TEST(CalibrationFitGoldenTest, HostReadBandwidthIsTheMedianOfTheWholeReads) {
+  nlohmann::json raw = nlohmann::json::parse(slurp("profiles/raw/h200-pcie5/calibration.json"));
+  const double launch = raw.at("launch_overhead_ns").get<double>();
+  const double bytes = 256.0 * 1024 * 1024;
+  raw["remote"] = nlohmann::json::array();
+  for (const char* memory : {"pinned", "mapped", "accessed_by"})
+    for (double gbps : {40.0, 50.0, 60.0})
+      raw["remote"].push_back({{"memory", memory}, {"bytes", bytes}, {"time_ns", bytes / gbps + launch}});
+  EXPECT_EQ(fit_profile(raw).at("remote.gpu_to_host_gbps"), "50.00");
+  raw["remote"] = nlohmann::json::array();
+  EXPECT_EQ(error_of(raw), "calibration data: 'remote' holds no runs");  // not a bandwidth of 0
+}
+
 // The two-GPU session adds the peer keys (NVLink link, peer prefetch, peer reads).
 TEST(CalibrationFitGoldenTest, TwoGpuSessionReproducesFitValuesWithPeerKeys) {
   const auto values = fit_file("profiles/raw/h200x2-nvlink/calibration.json");
@@ -128,14 +155,6 @@ TEST(CalibrationFitGoldenTest, TwoGpuSessionReproducesFitValuesWithPeerKeys) {
 // Damaged two-GPU data fails with the missing piece named.
 TEST(CalibrationFitGoldenTest, TwoGpuDataErrorsNameWhatIsMissing) {
   const nlohmann::json raw = nlohmann::json::parse(slurp("profiles/raw/h200x2-nvlink/calibration.json"));
-  auto error_of = [](const nlohmann::json& r) {
-    try {
-      fit_profile(r);
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   nlohmann::json no_copies = raw;
   no_copies["peer"].erase("copies");
   EXPECT_EQ(error_of(no_copies), "calibration data: missing 'copies'");

@@ -54,6 +54,9 @@ want = {  # session 68's calibration (its calibrated.toml), not the committed pr
     ("remote", "request_cost"): "1.398ns", ("remote", "access_cost"): "0.123ns",
     # fit_rmw_cost.py on its launch_after_memset runs
     ("gpu", "rmw_cost"): "4.667ps",
+    # its whole reads of host memory (calibration.json's "remote" runs), not its
+    # calibrated.toml's sub-page fit (49.69)
+    ("remote", "gpu_to_host_gbps"): 51.36,
 }
 for path, value in want.items():
     got = machine

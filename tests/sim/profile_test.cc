@@ -139,7 +139,7 @@ TEST(Profile, DefaultIsTheCalibratedH200) {
   // a recalibration updates them here.
   EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 51.25);
   EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 16.5);
-  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 48.03);
+  EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.32);
   EXPECT_EQ(p.remote_access_unit, 64u);
   EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 4976);
   EXPECT_EQ(p.gpu_access_unit, 64u);
