@@ -553,9 +553,9 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   // The link's read bandwidth from whole-buffer reads of host memory (pinned,
   // mapped, AccessedBy), not from the sub-page fit: that fit trades bandwidth
   // against its touch cost to follow the sparse shapes, which are bound by
-  // their requests (remote.request_cost) instead, and on every H200
-  // calibration came out 2-13% below the whole reads (docs/validation.md,
-  // "Whole reads of host memory").
+  // their requests (remote.request_cost) instead, and on the H200
+  // calibrations came out 13% below to 16% above the whole reads, below on
+  // most (docs/validation.md, "Whole reads of host memory").
   std::vector<double> remote;
   for (const auto& r : need(raw, "remote"))
     remote.push_back(r.at("bytes").get<double>() / std::max(1.0, r.at("time_ns").get<double>() - launch));

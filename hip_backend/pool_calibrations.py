@@ -99,8 +99,9 @@ def whole_read_gbps(directory):
     """The link's read bandwidth from the calibration's whole-buffer reads of host
     memory (its "remote" runs: pinned, mapped, AccessedBy), time less the launch
     overhead, median. Calibrations whose calibrate took remote.gpu_to_host_gbps
-    from the sub-page fit (before December 6, 2026) wrote a value 2-13% lower
-    (docs/validation.md, "Whole reads of host memory"); this reads the runs
+    from the sub-page fit (before December 6, 2026) wrote a value 13% below to
+    16% above, below on most (docs/validation.md, "Whole reads of host memory");
+    this reads the runs
     themselves, so every calibration gives the key the same way."""
     path = os.path.join(directory, "calibration.json")
     try:
