@@ -101,8 +101,8 @@ def whole_read_gbps(directory):
     overhead, median. Calibrations whose calibrate took remote.gpu_to_host_gbps
     from the sub-page fit (before December 6, 2026) wrote a value 13% below to
     16% above, below on most (docs/validation.md, "Whole reads of host memory");
-    this reads the runs
-    themselves, so every calibration gives the key the same way."""
+    this reads the runs themselves, so every calibration gives the key the same
+    way."""
     path = os.path.join(directory, "calibration.json")
     try:
         with open(path) as f:
