@@ -60,7 +60,7 @@ COLLAPSE_PHASE, REPREFETCH_PHASE = "collapse", "reprefetch"
 # Scaled with the CPU page-fault keys where the profile has them (later keys).
 OPTIONAL_CPU_FAULT_KEYS = ["cpu.read_fault_cost"]
 # Scaled with the GPU-fault keys where the profile has them (later keys).
-OPTIONAL_GPU_FAULT_KEYS = ["faults.duplicated_page_cost", "faults.run_cost"]
+OPTIONAL_GPU_FAULT_KEYS = ["faults.duplicated_page_cost", "faults.run_cost", "prefetch.host_va_block_cost"]
 # The fault interrupt's wake-up of an idle servicer, paid once per faulting
 # kernel: set (not scaled) to what the probe's isolated faults take beyond the
 # scaled service, where the probe has them. An isolated fault's latency does

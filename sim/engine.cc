@@ -458,6 +458,7 @@ Nanos& Engine::stream_ready(trace::StreamId s) {
     stream_ready_.resize(s + 1, 0);
     stream_gpu_.resize(s + 1, -1);
     stream_after_held_prefetch_.resize(s + 1, 0);
+    prefetch_call_return_.resize(s + 1, 0);
   }
   return stream_ready_[s];
 }

@@ -726,6 +726,7 @@ class Engine {
   // the range's first mapping on a GPU (prefetch.first_on_gpu_cost), and on
   // the replay's first prefetches to the CPU (first_on_cpu_cost, next_on_cpu_cost).
   Nanos prefetch_wake_up(Nanos call) const;
+  bool prefetch_path_cold(Nanos call) const;
   Nanos first_prefetch_on(Allocation& a, Processor dest);
   Nanos to_cpu_block_ns(const Allocation& a, std::uint64_t block) const;
   // hints.cc: a prefetch call as the host makes it (prefetch.queued_call_cost):
@@ -870,6 +871,9 @@ class Engine {
   // By stream: its last work is a prefetch that held the host, whose completion
   // the host has not seen yet (a sync, or a kernel issued after it, clears it).
   std::vector<std::uint8_t> stream_after_held_prefetch_;
+  // By stream: when its last prefetch's call returns if it held the host
+  // (prefetch.host_va_block_cost; the migration's end without it).
+  std::vector<Nanos> prefetch_call_return_;
   std::vector<Nanos> event_time_;        // by NameId; recorded completion times
   // By GPU: the GPUs it has peer access to (bit g). Version-1 traces: every pair
   // when the profile's gpu.peer_access is set; version 2: pairs a trace enables.

@@ -1,4 +1,6 @@
 // Explicit prefetch (asynchronous, on a stream) and memory advice.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/engine.h"
@@ -33,10 +35,13 @@ std::uint64_t pages_bound_for_cpu(const Allocation& a, const Event& e) {
 // The driver's prefetch path after a pause: cold after cold_call_after without
 // a prefetch (or the replay's first), warming after idle_call_after.
 Nanos Engine::prefetch_wake_up(Nanos call) const {
-  if (!last_prefetch_done_) return profile_.prefetch_cold_call_ns;
+  if (prefetch_path_cold(call)) return profile_.prefetch_cold_call_ns;
   const Nanos idle = call - std::min(call, *last_prefetch_done_);
-  if (idle >= profile_.prefetch_cold_after_ns) return profile_.prefetch_cold_call_ns;
   return idle >= profile_.prefetch_idle_after_ns ? profile_.prefetch_idle_call_ns : 0;
+}
+
+bool Engine::prefetch_path_cold(Nanos call) const {
+  return !last_prefetch_done_ || call - std::min(call, *last_prefetch_done_) >= profile_.prefetch_cold_after_ns;
 }
 
 // prefetch.first_on_gpu_cost for a prefetch to a GPU that holds none of the
@@ -82,14 +87,18 @@ void Engine::on_prefetch(const Event& e) {
   if (dest.is_gpu()) checked_gpu(dest, "prefetch");
   Nanos& stream_done = stream_ready(e.stream);
   if (dest.is_gpu()) stream_gpu_[e.stream] = static_cast<std::int16_t>(dest.gpu_index());
+  prefetch_call_return_[e.stream] = 0;  // no early return: the call ends with its work
   if (!a.managed() || e.length == 0) return;  // only managed memory migrates
   const TransferScope transfer(*this, e.stream);
   if (vendor_.single_memory_pool) return prefetch_in_place(a, slot, e, dest, stream_done);
   const ProcessorMask dbit = processor_bit(dest);
   const Nanos call = std::max(host_now_, stream_done);
+  const bool cold = prefetch_path_cold(call);
   Nanos t = call + profile_.prefetch_call_ns + prefetch_wake_up(call) + first_prefetch_on(a, dest);
   if (dest.is_cpu() && profile_.prefetch_to_cpu_page_ns) t += pages_bound_for_cpu(a, e) * *profile_.prefetch_to_cpu_page_ns;
   Nanos done = t;
+  const Nanos blocks_start = t;
+  std::uint64_t blocks_moved = 0;
   Bytes moved = 0;
   for_each_range_block(e, [&](std::uint64_t block, std::uint64_t base, std::uint64_t lo, std::uint64_t hi) {
     PageMask migrate, duplicate;
@@ -108,6 +117,7 @@ void Engine::on_prefetch(const Event& e) {
       if (!st.copies || !copy_source(st.copies, dest).is_gpu()) from_peers_only = false;
     }
     if (migrate.none() && duplicate.none()) return;
+    ++blocks_moved;
     // Driver work per block; the copies queue on the copy engines. Read
     // duplication's block cost is mostly revoking the sole holder's write
     // permission: a block whose duplicated pages were already read-only
@@ -127,13 +137,17 @@ void Engine::on_prefetch(const Event& e) {
   counters().bytes_prefetched += moved;
   stream_done = done;
   last_prefetch_done_ = std::max(last_prefetch_done_.value_or(0), done);
+  if (dest.is_gpu() && !cold && profile_.prefetch_host_va_block_ns)
+    prefetch_call_return_[e.stream] = std::min(done, blocks_start + blocks_moved * *profile_.prefetch_host_va_block_ns);
 }
 
 // The host's side of a prefetch call: the driver migrates in the calling
 // thread when the stream has nothing pending, so the call returns when its
-// migration ends; on a stream with work pending it is queued behind it and
-// returns at once, for the runtime's queueing cost (docs/model.md, "Prefetch
-// calls on the host"). The stream's own timing is on_prefetch's either way.
+// migration ends, or to a GPU once its host work per block is done
+// (prefetch.host_va_block_cost: the copies go on behind it); on a stream with
+// work pending it is queued behind it and returns at once, for the runtime's
+// queueing cost (docs/model.md, "Prefetch calls on the host"). The stream's
+// own timing is on_prefetch's either way.
 void Engine::prefetch_call(const Event& e) {
   const bool held = stream_looks_idle(e.stream);
   if (timeline_) {
@@ -144,8 +158,12 @@ void Engine::prefetch_call(const Event& e) {
     on_prefetch(e);
   }
   if (held) {
-    host_now_ = std::max(host_now_, stream_ready(e.stream));
-    stream_after_held_prefetch_[e.stream] = 1;
+    const Nanos early = prefetch_call_return_[e.stream];
+    host_now_ = std::max(host_now_, early ? early : stream_ready(e.stream));
+    // Without the host's per-block time the call ends with its migration, which
+    // the runtime sees only at the next sync or kernel; with it, a call that
+    // held to its end (a cold path's) leaves an idle stream the next call holds.
+    if (!profile_.prefetch_host_va_block_ns) stream_after_held_prefetch_[e.stream] = 1;
   } else {
     host_now_ += *profile_.prefetch_queued_call_ns;
   }
@@ -156,10 +174,13 @@ void Engine::end_held_prefetch(trace::StreamId s) {
   stream_after_held_prefetch_[s] = 0;
 }
 
+// Idle: nothing pending but event records, which take no time (v13 records
+// one after each prefetch, and its next call on the stream is held).
 bool Engine::stream_looks_idle(trace::StreamId s) {
   if (stream_ready(s) > host_now_ || stream_after_held_prefetch_[s]) return false;
-  if (s < actor_index_.size() && actor_index_[s] != kNoSlot && !actors_[actor_index_[s]].queue.empty()) return false;
-  return true;
+  if (s >= actor_index_.size() || actor_index_[s] == kNoSlot) return true;
+  const auto& queue = actors_[actor_index_[s]].queue;
+  return std::all_of(queue.begin(), queue.end(), [](const StreamWork& w) { return w.kind == StreamWorkKind::kRecord; });
 }
 
 // One physical memory (APU): the driver's best prefetch location is that memory,

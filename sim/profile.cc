@@ -372,7 +372,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     t.only({"va_block_cost", "peer_va_block_cost", "duplicate_va_block_cost", "to_cpu_va_block_cost", "call_cost",
             "cold_call_cost", "cold_call_after", "idle_call_cost", "idle_call_after", "first_on_gpu_cost",
             "first_on_cpu_cost", "next_on_cpu_cost", "queued_call_cost", "to_cpu_page_cost",
-            "to_cpu_held_va_block_cost"});
+            "to_cpu_held_va_block_cost", "host_va_block_cost"});
     p.prefetch_va_block_ns = t.duration("va_block_cost");
     if (t.has("call_cost")) p.prefetch_call_ns = t.duration("call_cost");
     if (t.has("cold_call_cost")) p.prefetch_cold_call_ns = t.duration("cold_call_cost");
@@ -393,6 +393,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
       p.prefetch_to_cpu_held_va_block_ns = t.duration("to_cpu_held_va_block_cost");
     if (t.has("queued_call_cost")) p.prefetch_queued_call_ns = t.duration("queued_call_cost");
     if (t.has("to_cpu_page_cost")) p.prefetch_to_cpu_page_ns = t.duration("to_cpu_page_cost");
+    if (t.has("host_va_block_cost")) p.prefetch_host_va_block_ns = t.duration("host_va_block_cost");
     t.finish();
   }
   {
@@ -569,6 +570,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.fault_run_ns) j["faults"]["run_cost_ns"] = *p.fault_run_ns;
   if (p.fault_copy_runs_by_cause) j["faults"]["copy_runs_by_cause"] = true;
   if (p.prefetch_to_cpu_page_ns) j["prefetch"]["to_cpu_page_cost_ns"] = *p.prefetch_to_cpu_page_ns;
+  if (p.prefetch_host_va_block_ns) j["prefetch"]["host_va_block_cost_ns"] = *p.prefetch_host_va_block_ns;
   if (!p.calibrated_on.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
     for (const auto& [k, v] : p.calibrated_on) m[k] = v;

@@ -267,6 +267,16 @@ struct HardwareProfile {
   // hip_backend/results/h200-pcie5/diag_prefetch_hold). Unset: calls cost the
   // host nothing, as before.
   std::optional<Nanos> prefetch_queued_call_ns;
+  // [prefetch] host_va_block_cost: with queued_call_cost, a held call to a GPU
+  // returns once the driver has done its host work, this much per VA block it
+  // migrates after the call's own costs, not when the copies end (they go on
+  // behind it; never later than the migration's end). On an H200 a 128 MiB
+  // call returned 1.46-1.50 ms into a 2.6 ms migration, 64 and 256 MiB calls
+  // 0.72-1.0 and 4.1 ms into 1.4 and 5.5 ms: about 37 us a block at the
+  // reference host (diag_prefetch_pipeline, diag_prefetch_hold). Moves to the
+  // CPU hold the host to their end (h5_hold_d2h). Unset: every held call holds
+  // the host until its migration ends.
+  std::optional<Nanos> prefetch_host_va_block_ns;
   // A VA block prefetched to a GPU entirely from a peer GPU's copies: the
   // driver's work differs from a host migration (no CPU page tables to walk).
   // Unset: prefetch_va_block_ns.

@@ -357,6 +357,62 @@ TEST(AccessCost, PrefetchOnABusyStreamIsQueued) {
   EXPECT_EQ(b.total.time_ns, 110u + 5000 + 3224);
 }
 
+// prefetch.host_va_block_cost 1000: a held call to a GPU returns once the
+// driver's host work is done, 1000 a VA block after the call's own costs,
+// while its copies go on. W's prefetch is the replay's first, the path cold:
+// it holds the host to its end, 110 + 700 + 500 + 2024 = 3334, as before. The
+// CPU writes A's pages 511 and 512, one in each of two VA blocks (3334 +
+// 220 = 3554); their prefetch on the same stream, now idle (with the key a
+// call that held to its end leaves no busy look), is held: blocks from 3554 +
+// 700 = 4254, block work 500 each (4754, 5254), the copies 2024 each queued on
+// the one copy engine (4754 -> 6778 -> 8802). The call returns at 4254 + 2 x
+// 1000 = 6254, where the kernel on stream 2 starts; unset, at 8802.
+TEST(AccessCost, HeldPrefetchToAGpuReturnsAfterItsHostWork) {
+  HardwareProfile p = round_profile();
+  p.prefetch_call_ns = 700;
+  p.prefetch_queued_call_ns = 50;
+  const auto t = TraceBuilder()
+                     .alloc("W", 4_KiB)
+                     .cpu_write("W")
+                     .prefetch("W", Processor::gpu(0), 1)
+                     .alloc("A", 2_MiB + 4_KiB)
+                     .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
+                     .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
+                     .kernel("k", 0, 100, 2).end()
+                     .build();
+  p.prefetch_host_va_block_ns = 1000;
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.kernels[0].start_ns, 6254u);
+  EXPECT_EQ(r.total.time_ns, 8802u);
+  // Without the key the second call counts as queued behind the first
+  // (its completion unseen): host 3554 + 50, the migration as before.
+  p.prefetch_host_va_block_ns.reset();
+  EXPECT_EQ(replay(t, options_for(p)).kernels[0].start_ns, 3604u);
+  // A cold path holds to the end with the key too: the same call as the
+  // replay's first prefetch returns at its migration's end.
+  p.prefetch_host_va_block_ns = 1000;
+  const auto cold = TraceBuilder()
+                        .alloc("A", 2_MiB + 4_KiB)
+                        .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
+                        .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
+                        .kernel("k", 0, 100, 2).end()
+                        .build();
+  const Result c = replay(cold, options_for(p));
+  EXPECT_EQ(c.kernels[0].start_ns, c.total.time_ns - 100);
+  // An event recorded on the stream takes no time: the next call still finds it idle.
+  const auto recorded = TraceBuilder()
+                            .alloc("W", 4_KiB)
+                            .cpu_write("W")
+                            .prefetch("W", Processor::gpu(0), 1)
+                            .record("e", 1)
+                            .alloc("A", 2_MiB + 4_KiB)
+                            .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
+                            .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
+                            .kernel("k", 0, 100, 2).end()
+                            .build();
+  EXPECT_EQ(replay(recorded, options_for(p)).kernels[0].start_ns, 6254u);
+}
+
 // prefetch.to_cpu_page_cost 300: the host's work for the pages a prefetch
 // moves to the CPU comes before its copies. Two pages to gpu0 and back: the
 // way back costs 2 * 300 more (the pages the CPU still holds cost nothing).
