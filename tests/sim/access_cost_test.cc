@@ -366,51 +366,36 @@ TEST(AccessCost, PrefetchOnABusyStreamIsQueued) {
 // call that held to its end leaves no busy look), is held: blocks from 3554 +
 // 700 = 4254, block work 500 each (4754, 5254), the copies 2024 each queued on
 // the one copy engine (4754 -> 6778 -> 8802). The call returns at 4254 + 2 x
-// 1000 = 6254, where the kernel on stream 2 starts; unset, at 8802.
+// 1000 = 6254, where the kernel on stream 2 starts.
 TEST(AccessCost, HeldPrefetchToAGpuReturnsAfterItsHostWork) {
   HardwareProfile p = round_profile();
   p.prefetch_call_ns = 700;
   p.prefetch_queued_call_ns = 50;
-  const auto t = TraceBuilder()
-                     .alloc("W", 4_KiB)
-                     .cpu_write("W")
-                     .prefetch("W", Processor::gpu(0), 1)
-                     .alloc("A", 2_MiB + 4_KiB)
-                     .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
-                     .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
-                     .kernel("k", 0, 100, 2).end()
-                     .build();
   p.prefetch_host_va_block_ns = 1000;
-  const Result r = replay(t, options_for(p));
+  // W's call first (with_w), or an event recorded after it (record).
+  auto two_blocks = [](bool with_w, bool record) {
+    TraceBuilder b;
+    if (with_w) b.alloc("W", 4_KiB).cpu_write("W").prefetch("W", Processor::gpu(0), 1);
+    if (record) b.record("e", 1);
+    return b.alloc("A", 2_MiB + 4_KiB)
+        .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
+        .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
+        .kernel("k", 0, 100, 2).end()
+        .build();
+  };
+  const Result r = replay(two_blocks(true, false), options_for(p));
   EXPECT_EQ(r.kernels[0].start_ns, 6254u);
   EXPECT_EQ(r.total.time_ns, 8802u);
-  // Without the key the second call counts as queued behind the first
-  // (its completion unseen): host 3554 + 50, the migration as before.
-  p.prefetch_host_va_block_ns.reset();
-  EXPECT_EQ(replay(t, options_for(p)).kernels[0].start_ns, 3604u);
+  // An event recorded on the stream takes no time: the next call still finds it idle.
+  EXPECT_EQ(replay(two_blocks(true, true), options_for(p)).kernels[0].start_ns, 6254u);
   // A cold path holds to the end with the key too: the same call as the
   // replay's first prefetch returns at its migration's end.
-  p.prefetch_host_va_block_ns = 1000;
-  const auto cold = TraceBuilder()
-                        .alloc("A", 2_MiB + 4_KiB)
-                        .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
-                        .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
-                        .kernel("k", 0, 100, 2).end()
-                        .build();
-  const Result c = replay(cold, options_for(p));
+  const Result c = replay(two_blocks(false, false), options_for(p));
   EXPECT_EQ(c.kernels[0].start_ns, c.total.time_ns - 100);
-  // An event recorded on the stream takes no time: the next call still finds it idle.
-  const auto recorded = TraceBuilder()
-                            .alloc("W", 4_KiB)
-                            .cpu_write("W")
-                            .prefetch("W", Processor::gpu(0), 1)
-                            .record("e", 1)
-                            .alloc("A", 2_MiB + 4_KiB)
-                            .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
-                            .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
-                            .kernel("k", 0, 100, 2).end()
-                            .build();
-  EXPECT_EQ(replay(recorded, options_for(p)).kernels[0].start_ns, 6254u);
+  // Without the key the second call counts as queued behind the first (its
+  // completion unseen): the host at 3554 + 50, the migration as before.
+  p.prefetch_host_va_block_ns.reset();
+  EXPECT_EQ(replay(two_blocks(true, false), options_for(p)).kernels[0].start_ns, 3604u);
 }
 
 // prefetch.to_cpu_page_cost 300: the host's work for the pages a prefetch
