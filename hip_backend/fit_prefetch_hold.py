@@ -33,7 +33,6 @@ import statistics
 import sys
 import tempfile
 
-from diag_runs import scope_times
 from host_rescale import duration_ns, profile_values
 from tune_profile import names_an_input, replay_profile_text, set_or_add_values
 
@@ -68,9 +67,12 @@ def hardware_start(diag, trace):
         fail(f"{diag}: no replays of {trace} ({trace}.rN.json)")
     starts = []
     for path in paths:
-        scope_times(path, "kernels", fail)  # a readable result with kernel times
-        with open(path) as f:
-            starts.append(tiny_start(json.load(f), path))
+        try:
+            with open(path) as f:
+                result = json.load(f)
+        except (OSError, ValueError) as e:
+            fail(f"{path}: not a replay result with kernel times ({type(e).__name__}: {e})")
+        starts.append(tiny_start(result, path))
     return statistics.median(starts)
 
 

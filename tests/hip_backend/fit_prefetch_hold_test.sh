@@ -11,9 +11,9 @@
 # whose faults.va_block_cost is twice the committed one (a host twice as slow)
 # halves its case's value to the reference host's. Then the bad inputs.
 set -uo pipefail
-fit=$1 diag_runs=$2 rescale=$3 tune=$4 profile=$5 umsim=$6
+fit=$1 rescale=$2 tune=$3 profile=$4 umsim=$5
 source "$(dirname "$0")/fit_test_lib.sh"
-fit_setup "$fit" "$diag_runs" "$rescale" "$tune"
+fit_setup "$fit" "$rescale" "$tune"
 results=hip_backend/results/h200-pcie5
 q=$results/diag_prefetch_pipeline h=$results/diag_prefetch_hold
 
