@@ -73,8 +73,9 @@ struct EngineOptions {
   bool issue_order = false;
   // Every GPU's fault servicing starts as if a batch had just ended at time 0,
   // so its first batch pays faults.cold_start_cost only for the idle time since
-  // (not in full): for a run that followed others in one process, as the
-  // calibration's runs do.
+  // (not in full), and so not as the process's first managed-memory work on a
+  // GPU: for a run that followed others in one process, as the calibration's
+  // runs do.
   bool warm_fault_service = false;
   // A phase marker waits for every stream's work, as a device-wide sync whose
   // call costs nothing: the HIP backend synchronises every device at each phase
@@ -730,8 +731,11 @@ class Engine {
   Nanos first_prefetch_on(Allocation& a, Processor dest);
   Nanos to_cpu_block_ns(const Allocation& a, std::uint64_t block) const;
   // hints.cc: a prefetch call as the host makes it (prefetch.queued_call_cost):
-  // held until its migration ends on an idle stream, queued on a busy one.
+  // held on an idle stream, queued on a busy one.
   void prefetch_call(const trace::Event& e);
+  // No GPU has serviced a fault and no prefetch has gone to one (the process's
+  // first managed-memory work on a GPU: such a prefetch call holds to its end).
+  bool first_managed_work_on_a_gpu() const;
   bool stream_looks_idle(trace::StreamId s);
   // A kernel launch or a sync on the stream: a later call no longer follows
   // a held one (the stream's own time tells whether it is busy).
@@ -884,6 +888,7 @@ class Engine {
   Nanos host_now_ = 0;
   PageableBufferCache pageable_cache_;  // the host cache's share of the pageable copies' buffer
   std::optional<Nanos> last_prefetch_done_;  // the driver's prefetch path, for prefetch.cold_call_cost
+  bool prefetched_to_gpu_ = false;  // for first_managed_work_on_a_gpu
   // Prefetches to the CPU so far (counted to 2): the replay's first two pay
   // prefetch.first_on_cpu_cost / next_on_cpu_cost.
   std::uint8_t prefetches_to_cpu_ = 0;

@@ -40,6 +40,14 @@ Nanos Engine::prefetch_wake_up(Nanos call) const {
   return idle >= profile_.prefetch_idle_after_ns ? profile_.prefetch_idle_call_ns : 0;
 }
 
+// On H100s (sessions 101 and 102, diag_prefetch_first_size / _first_work) the
+// process's first prefetch to a GPU held the host to about its migration's end
+// at every size, also after a kernel that read device memory only or a prefetch
+// to the CPU, and returned early after a kernel's faults.
+bool Engine::first_managed_work_on_a_gpu() const {
+  return !prefetched_to_gpu_ && std::none_of(gpus_.begin(), gpus_.end(), [](const GpuState& g) { return g.serviced_faults; });
+}
+
 bool Engine::prefetch_path_cold(Nanos call) const {
   return !last_prefetch_done_ || call - std::min(call, *last_prefetch_done_) >= profile_.prefetch_cold_after_ns;
 }
@@ -93,7 +101,8 @@ void Engine::on_prefetch(const Event& e) {
   if (vendor_.single_memory_pool) return prefetch_in_place(a, slot, e, dest, stream_done);
   const ProcessorMask dbit = processor_bit(dest);
   const Nanos call = std::max(host_now_, stream_done);
-  const bool cold = prefetch_path_cold(call);
+  const bool first_on_a_gpu = dest.is_gpu() && first_managed_work_on_a_gpu();
+  if (dest.is_gpu()) prefetched_to_gpu_ = true;
   Nanos t = call + profile_.prefetch_call_ns + prefetch_wake_up(call) + first_prefetch_on(a, dest);
   if (dest.is_cpu() && profile_.prefetch_to_cpu_page_ns) t += pages_bound_for_cpu(a, e) * *profile_.prefetch_to_cpu_page_ns;
   Nanos done = t;
@@ -137,17 +146,18 @@ void Engine::on_prefetch(const Event& e) {
   counters().bytes_prefetched += moved;
   stream_done = done;
   last_prefetch_done_ = std::max(last_prefetch_done_.value_or(0), done);
-  if (dest.is_gpu() && !cold && profile_.prefetch_host_va_block_ns)
+  if (dest.is_gpu() && !first_on_a_gpu && profile_.prefetch_host_va_block_ns)
     prefetch_call_return_[e.stream] = std::min(done, blocks_start + blocks_moved * *profile_.prefetch_host_va_block_ns);
 }
 
 // The host's side of a prefetch call: the driver migrates in the calling
 // thread when the stream has nothing pending, so the call returns when its
 // migration ends, or to a GPU once its host work per block is done
-// (prefetch.host_va_block_cost: the copies go on behind it); on a stream with
-// work pending it is queued behind it and returns at once, for the runtime's
-// queueing cost (docs/model.md, "Prefetch calls on the host"). The stream's
-// own timing is on_prefetch's either way.
+// (prefetch.host_va_block_cost: the copies go on behind it) unless it is the
+// process's first managed-memory work on a GPU; on a stream with work pending
+// it is queued behind it and returns at once, for the runtime's queueing cost
+// (docs/model.md, "Prefetch calls on the host"). The stream's own timing is
+// on_prefetch's either way.
 void Engine::prefetch_call(const Event& e) {
   const bool held = stream_looks_idle(e.stream);
   if (timeline_) {
@@ -162,7 +172,7 @@ void Engine::prefetch_call(const Event& e) {
     host_now_ = std::max(host_now_, early ? early : stream_ready(e.stream));
     // Without the host's per-block time the call ends with its migration, which
     // the runtime sees only at the next sync or kernel; with it, a call that
-    // held to its end (a cold path's) leaves an idle stream the next call holds.
+    // held to its end (the process's first) leaves an idle stream the next call holds.
     if (!profile_.prefetch_host_va_block_ns) stream_after_held_prefetch_[e.stream] = 1;
   } else {
     host_now_ += *profile_.prefetch_queued_call_ns;

@@ -138,7 +138,9 @@ void setup(CLI::App& app) {
   cmd->add_flag("--check-invariants", o->check_invariants, "check the model's invariants after every event (slow)");
   cmd->add_flag("--warm-fault-service", o->warm_fault_service,
                 "start each GPU's fault servicing as if a batch had just ended at time 0 (its first batch pays "
-                "faults.cold_start_cost for the idle time since, not in full): for a run that followed others in one process, as "
+                "faults.cold_start_cost for the idle time since, not in full) and so not as the process's first managed-memory "
+                "work on a GPU (a prefetch call does not hold to its migration's end for it): for a run that followed others "
+                "in one process, as "
                 "`umsim-hip calibrate`'s runs do");
   cmd->add_flag("--sync-at-phases", o->sync_at_phases,
                 "let each phase marker wait for every stream's work, as the HIP backend's replays do (it synchronises "

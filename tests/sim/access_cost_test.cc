@@ -359,43 +359,63 @@ TEST(AccessCost, PrefetchOnABusyStreamIsQueued) {
 
 // prefetch.host_va_block_cost 1000: a held call to a GPU returns once the
 // driver's host work is done, 1000 a VA block after the call's own costs,
-// while its copies go on. W's prefetch is the replay's first, the path cold:
-// it holds the host to its end, 110 + 700 + 500 + 2024 = 3334, as before. The
-// CPU writes A's pages 511 and 512, one in each of two VA blocks (3334 +
-// 220 = 3554); their prefetch on the same stream, now idle (with the key a
-// call that held to its end leaves no busy look), is held: blocks from 3554 +
-// 700 = 4254, block work 500 each (4754, 5254), the copies 2024 each queued on
-// the one copy engine (4754 -> 6778 -> 8802). The call returns at 4254 + 2 x
-// 1000 = 6254, where the kernel on stream 2 starts.
+// while its copies go on. W's prefetch is the process's first managed-memory
+// work on a GPU: it holds the host to its end, 110 + 700 + 500 + 2024 = 3334,
+// as before. The CPU writes A's pages 511 and 512, one in each of two VA
+// blocks (3334 + 220 = 3554); their prefetch on the same stream, now idle
+// (with the key a call that held to its end leaves no busy look), is held:
+// blocks from 3554 + 700 = 4254, block work 500 each (4754, 5254), the copies
+// 2024 each queued on the one copy engine (4754 -> 6778 -> 8802). The call
+// returns at 4254 + 2 x 1000 = 6254, where the kernel on stream 2 starts.
 TEST(AccessCost, HeldPrefetchToAGpuReturnsAfterItsHostWork) {
   HardwareProfile p = round_profile();
   p.prefetch_call_ns = 700;
   p.prefetch_queued_call_ns = 50;
   p.prefetch_host_va_block_ns = 1000;
-  // W's call first (with_w), or an event recorded after it (record).
-  auto two_blocks = [](bool with_w, bool record) {
+  enum class Before { kPrefetch, kRecordedPrefetch, kNothing, kDeviceKernel, kFaultingKernel };
+  auto two_blocks = [](Before before) {
     TraceBuilder b;
-    if (with_w) b.alloc("W", 4_KiB).cpu_write("W").prefetch("W", Processor::gpu(0), 1);
-    if (record) b.record("e", 1);
-    return b.alloc("A", 2_MiB + 4_KiB)
+    if (before == Before::kPrefetch || before == Before::kRecordedPrefetch)
+      b.alloc("W", 4_KiB).cpu_write("W").prefetch("W", Processor::gpu(0), 1);
+    if (before == Before::kRecordedPrefetch) b.record("e", 1);
+    if (before == Before::kDeviceKernel)
+      b.alloc("D", 4_KiB, trace::AllocKind::kDevice, Processor::gpu(0)).kernel("device", 0, 100, 3).read("D").end().sync();
+    if (before == Before::kFaultingKernel) b.alloc("K", 4_KiB).cpu_write("K").kernel("faults", 0, 100, 3).read("K").end().sync();
+    return b.phase("pipe")
+        .alloc("A", 2_MiB + 4_KiB)
         .cpu_write("A", 2_MiB - 4_KiB, 8_KiB)
         .prefetch("A", Processor::gpu(0), 1, 2_MiB - 4_KiB, 8_KiB)
         .kernel("k", 0, 100, 2).end()
         .build();
   };
-  const Result r = replay(two_blocks(true, false), options_for(p));
+  const Result r = replay(two_blocks(Before::kPrefetch), options_for(p));
   EXPECT_EQ(r.kernels[0].start_ns, 6254u);
   EXPECT_EQ(r.total.time_ns, 8802u);
   // An event recorded on the stream takes no time: the next call still finds it idle.
-  EXPECT_EQ(replay(two_blocks(true, true), options_for(p)).kernels[0].start_ns, 6254u);
-  // A cold path holds to the end with the key too: the same call as the
-  // replay's first prefetch returns at its migration's end.
-  const Result c = replay(two_blocks(false, false), options_for(p));
-  EXPECT_EQ(c.kernels[0].start_ns, c.total.time_ns - 100);
+  EXPECT_EQ(replay(two_blocks(Before::kRecordedPrefetch), options_for(p)).kernels[0].start_ns, 6254u);
+  // The same call as the process's first managed-memory work on a GPU holds to
+  // its end, with the key too; so it does after a kernel that read device
+  // memory only (no fault).
+  for (const Before before : {Before::kNothing, Before::kDeviceKernel}) {
+    const Result first = replay(two_blocks(before), options_for(p));
+    EXPECT_EQ(first.kernels.back().start_ns, first.total.time_ns - 100);
+  }
+  // After a kernel's faults it returns early, 220 (the CPU's writes) + 700 + 2 x
+  // 1000 after the phase begins; the copies end 920 + 500 + 2 x 2024 after it.
+  const Result after_faults = replay(two_blocks(Before::kFaultingKernel), options_for(p));
+  const Nanos pipe = after_faults.phases.back().start_ns;
+  EXPECT_EQ(after_faults.kernels.back().start_ns, pipe + 2920);
+  EXPECT_EQ(after_faults.total.time_ns, pipe + 5468);
+  // So does it in a run that follows others in one process (--warm-fault-service).
+  EngineOptions warm = options_for(p);
+  warm.warm_fault_service = true;
+  const Result warm_first = replay(two_blocks(Before::kNothing), warm);
+  EXPECT_EQ(warm_first.kernels[0].start_ns, 2920u);
+  EXPECT_EQ(warm_first.total.time_ns, 5468u);
   // Without the key the second call counts as queued behind the first (its
   // completion unseen): the host at 3554 + 50, the migration as before.
   p.prefetch_host_va_block_ns.reset();
-  EXPECT_EQ(replay(two_blocks(true, false), options_for(p)).kernels[0].start_ns, 3604u);
+  EXPECT_EQ(replay(two_blocks(Before::kPrefetch), options_for(p)).kernels[0].start_ns, 3604u);
 }
 
 // prefetch.to_cpu_page_cost 300: the host's work for the pages a prefetch
