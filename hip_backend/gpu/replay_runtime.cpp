@@ -376,8 +376,8 @@ class Runner {
 
   // Every stream and named event the replay uses, created before the timing
   // starts, as a program creates them up front: created at first use (before
-  // session 103), a stream's creation added its host time, about 0.2 ms on the
-  // H200, to the phase that first used it, which no trace statement asks for.
+  // session 103), a stream's creation added its host time, about 0.2 ms, to
+  // the phase that first used it, which no trace statement asks for.
   void create_streams_and_events() {
     for (const Step& s : plan_.steps) {
       switch (s.kind) {
