@@ -11,7 +11,8 @@ demand-fault kernel, three times. This script finds two factors: the one by
 which the GPU-fault servicing keys (GPU_FAULT_KEYS) must be multiplied for the
 simulator to give the probe kernels' measured time, and the one by which the
 CPU page-fault keys (CPU_FAULT_KEYS) must be multiplied to give the first
-touch's. It writes the profile with those keys scaled; every other key, the
+touch's (and, where the probe has them, the wake-up, ReadMostly and remote
+read factors below). It writes the profile with those keys scaled; every other key, the
 GPU's, the links' and the CPU's memory speed, is left as calibrated.
 
 usage: host_rescale.py [--source TEXT] PROFILE.toml UMSIM_BINARY PROBE_TRACE OUT.toml PROBE.json [PROBE.json ...]
@@ -70,6 +71,12 @@ FIRST_TOUCH_PHASE = "main"  # the probe's first phase: the CPU writes A, 1 GiB, 
 BULK_KERNEL, BULK_KERNELS = "touch", 3
 ISOLATED_KERNEL, ISOLATED_KERNELS = "isolated", 16  # absent from the probe runs of sessions 18-21
 MAX_WAKEUP_NS = 2e6
+# The GPU reading 64 MiB of pinned host memory (since session 105): its reads'
+# bandwidth through a mapping follows the host (on sessions 102 and 104's H100
+# hosts two thirds of the usual), its stores' not, so a profile that has no
+# separate store bandwidth gets one, the reads' value, before the reads scale.
+REMOTE_KERNEL = "remote_read"
+REMOTE_KEY, REMOTE_WRITE_KEY = "remote.gpu_to_host_gbps", "remote.gpu_write_to_host_gbps"
 # The report's names for each group: its part of the probe, and its factor (the wake-up's value).
 REPORT_NAMES = {
     "gpu": ("kernel", "gpu_fault_factor"),
@@ -77,6 +84,7 @@ REPORT_NAMES = {
     "wakeup": ("isolated", "wakeup_ns"),
     "collapse": ("collapse", "collapse_factor"),
     "revoke": ("reprefetch", "revoke_factor"),
+    "remote": ("remote_read", "remote_read_factor"),
 }
 UNITS_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -132,6 +140,10 @@ def reprefetch_times(result):
     return phase_times(result, REPREFETCH_PHASE)
 
 
+def remote_read_times(result):
+    return kernel_times(result, REMOTE_KERNEL)
+
+
 def read_probe(path):
     """One hardware replay of the probe trace, checked to be one."""
     try:
@@ -145,6 +157,9 @@ def read_probe(path):
         read_mostly = (collapse_times(data), reprefetch_times(data))
     except (KeyError, TypeError, ValueError):
         fail(f"{path}: a kernel or phase without counters.time_ns")
+    if len(remote_read_times(data)) > 1:
+        fail(f"{path}: {len(remote_read_times(data))} '{REMOTE_KERNEL}' kernels; the probe trace has one (or none: "
+             "a probe before session 105)")
     if tuple(len(t) for t in read_mostly) not in ((0, 0), (1, 1)):
         fail(f"{path}: {len(read_mostly[0])} '{COLLAPSE_PHASE}' and {len(read_mostly[1])} '{REPREFETCH_PHASE}' "
              "phases; the probe trace has one of each (or none: a probe before session 53)")
@@ -153,7 +168,7 @@ def read_probe(path):
         fail(f"{path}: {shape[0]} '{BULK_KERNEL}' and {shape[1]} '{ISOLATED_KERNEL}' kernels, {shape[2]} "
              f"'{FIRST_TOUCH_PHASE}' phases; the probe trace has {BULK_KERNELS} and {ISOLATED_KERNELS} "
              f"(or 0: an earlier probe) kernels and one such phase (a replay of another trace?)")
-    if min(t for group in times + read_mostly for t in group) <= 0:
+    if min(t for group in times + read_mostly + (remote_read_times(data),) for t in group) <= 0:
         fail(f"{path}: a kernel or a timed phase has no time (an incomplete replay)")
     return data
 
@@ -224,9 +239,19 @@ def main():
         if revoke_keys:
             groups["revoke"] = (revoke_keys, "the prefetch duplicating the collapsed range again", reprefetch_times)
 
+    # The reads of host memory: a bandwidth, not a cost (their time falls as it grows).
+    with_remote = all(remote_read_times(p) for p in probes) and REMOTE_KEY in values
+    if with_remote:
+        read_gbps = float(values[REMOTE_KEY])
+        if REMOTE_WRITE_KEY not in values:
+            base = add_key(base, "remote", "gpu_write_to_host_gbps", values[REMOTE_KEY])
+
     def scaled_text(factors):
-        return set_values(base, {k: '"%dns"' % round(calibrated[k] * factors[group])
-                                 for group, (keys, _, _) in groups.items() for k in keys})
+        scaled = {k: '"%dns"' % round(calibrated[k] * factors[group])
+                  for group, (keys, _, _) in groups.items() for k in keys}
+        if with_remote:
+            scaled[REMOTE_KEY] = "%.2f" % (read_gbps * factors["remote"])
+        return set_values(base, scaled)
 
     def model(factors):
         prof, result = os.path.join(tmp, "p.toml"), os.path.join(tmp, "r.json")
@@ -243,10 +268,15 @@ def main():
     # service and the wake-up, so those two are fitted in turn until they settle.
     hardware = {g: statistics.median(t for p in probes for t in times(p)) for g, (_, _, times) in groups.items()}
     factors = {g: (0.0 if g == "wakeup" else 1.0) for g in groups}
+    if with_remote:
+        factors["remote"] = 1.0
     if with_isolated and values.get(WAKEUP_KEY):
         factors["wakeup"] = duration_ns(values[WAKEUP_KEY], WAKEUP_KEY, profile_path)
     as_calibrated = model(factors)
     before = {g: statistics.median(times(as_calibrated)) for g, (_, _, times) in groups.items()}
+    if with_remote:
+        hardware["remote"] = statistics.median(t for p in probes for t in remote_read_times(p))
+        before["remote"] = statistics.median(remote_read_times(as_calibrated))
     for _ in range(4 if with_isolated else 1):
         previous = dict(factors)
         for group, (_, what, times) in groups.items():
@@ -276,6 +306,18 @@ def main():
                 factors[group] = round((lo * hi) ** 0.5, 3)
         if factors == previous:
             break
+    if with_remote:
+        # Independent of the fault keys: bisected once, its time falling as the factor grows.
+        def modelled_remote(f):
+            return statistics.median(remote_read_times(model(dict(factors, remote=f))))
+        lo, hi = 1 / 16, 16.0
+        if not modelled_remote(hi) <= hardware["remote"] <= modelled_remote(lo):
+            fail(f"the GPU's read of pinned host memory took {hardware['remote'] / 1e6:.3f} ms on the hardware, "
+                 "outside what 1/16 to 16 times the profile's remote.gpu_to_host_gbps can give")
+        while hi / lo > 1.0005:
+            mid = (lo * hi) ** 0.5
+            lo, hi = (mid, hi) if modelled_remote(mid) > hardware["remote"] else (lo, mid)
+        factors["remote"] = round((lo * hi) ** 0.5, 3)
 
     note = note_lines("Host part re-measured by hip_backend/host_rescale.py from " +
                       (source or f"{len(probes)} host probe run(s)") + ":")
@@ -284,6 +326,9 @@ def main():
             (" (the rescaled service alone takes longer)" if factors[group] == 0 else "") if group == "wakeup" else \
             f"x{factors[group]} on {', '.join(keys)}"
         note.append(f"# {what} took {hardware[group] / 1e6:.3f} ms (profile: {before[group] / 1e6:.3f} ms): {change}")
+    if with_remote:
+        note.append(f"# the GPU's read of pinned host memory took {hardware['remote'] / 1e6:.3f} ms (profile: "
+                    f"{before['remote'] / 1e6:.3f} ms): x{factors['remote']} on {REMOTE_KEY}")
     # A profile rescaled before keeps only the latest note (its values are the base).
     lines, skipping = [], False
     for line in scaled_text(factors).splitlines():
@@ -299,7 +344,7 @@ def main():
     open(partial, "w").write(text)
     os.replace(partial, out)
     report = {}
-    for group in groups:
+    for group in list(groups) + (["remote"] if with_remote else []):
         part, factor_name = REPORT_NAMES[group]
         report[f"hardware_{part}_ms"] = round(hardware[group] / 1e6, 3)
         report[f"profile_{part}_ms"] = round(before[group] / 1e6, 3)

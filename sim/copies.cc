@@ -155,7 +155,7 @@ void Engine::on_memset(const Event& e) {
   Nanos& ready = stream_ready(e.stream);
   stream_gpu_[e.stream] = static_cast<std::int16_t>(gpu);
   // The GPU writes every byte: locally at its memory bandwidth, else over the mapping.
-  const Nanos write = where.is_cpu() ? at_gbps(e.length, profile_.remote_gpu_to_host_gbps)
+  const Nanos write = where.is_cpu() ? at_gbps(e.length, profile_.remote_write_to_host_gbps())
                       : where.gpu_index() == gpu ? at_gbps(e.length, profile_.gpu_access_gbps)
                                                  : at_gbps(e.length, profile_.remote_gpu_to_peer_gbps);
   ready = std::max(host_now_, ready) + profile_.copy_call_ns + write;

@@ -511,6 +511,7 @@ void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stre
   kernel_.idle_start = g.kernels_idle_at(kernel_.start, profile_.gpu_idle_after_ns) ? profile_.gpu_idle_start_ns : 0;
   ++g.kernels_running;
   kernel_.remote_host_bytes = 0;
+  kernel_.remote_host_write_bytes = 0;
   kernel_.remote_host_requests = 0;
   kernel_.remote_peer_bytes = 0;
   kernel_.touched_units = 0;
@@ -537,7 +538,11 @@ Nanos Engine::kernel_end_time() {
   // Remote (zero-copy) traffic streams over the link while the kernel runs;
   // reads of host memory at the link's bandwidth or, sparse, at its rate of
   // requests in flight, whichever is slower.
-  const Nanos host_bytes_ns = remote_ns(kernel_.remote_host_bytes, profile_.remote_gpu_to_host_gbps);
+  // Stores at their own bandwidth where the profile gives one.
+  const double write_gbps = profile_.remote_write_to_host_gbps();
+  const Bytes written = write_gbps == profile_.remote_gpu_to_host_gbps ? 0 : kernel_.remote_host_write_bytes;
+  const Nanos host_bytes_ns = remote_ns(kernel_.remote_host_bytes - written, profile_.remote_gpu_to_host_gbps) +
+                              remote_ns(written, write_gbps);
   kernel_.now += std::max(host_bytes_ns, touch_cost_ns(kernel_.remote_host_requests, profile_.remote_request_ns)) +
                  remote_ns(kernel_.remote_peer_bytes, profile_.remote_gpu_to_peer_gbps) +
                  touch_cost_ns(c.remote_accesses, profile_.remote_access_ns);

@@ -358,8 +358,10 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   }
   {
     TableReader t(top.table("remote"), "remote", source);
-    t.only({"gpu_to_host_gbps", "gpu_to_gpu_gbps", "access_unit", "access_cost", "request_unit", "request_cost"});
+    t.only({"gpu_to_host_gbps", "gpu_write_to_host_gbps", "gpu_to_gpu_gbps", "access_unit", "access_cost", "request_unit",
+            "request_cost"});
     p.remote_gpu_to_host_gbps = t.bandwidth("gpu_to_host_gbps");
+    if (t.has("gpu_write_to_host_gbps")) p.remote_gpu_write_to_host_gbps = t.bandwidth("gpu_write_to_host_gbps");
     p.remote_gpu_to_peer_gbps = t.bandwidth("gpu_to_gpu_gbps");
     if (t.has("access_unit")) p.remote_access_unit = access_unit(t, "access_unit");
     if (t.has("access_cost")) p.remote_access_ns = t.fine_duration("access_cost");
@@ -525,6 +527,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
                  {"gpu_to_gpu_gbps", gbps_json(p.remote_gpu_to_peer_gbps)},
                  {"access_unit_bytes", p.remote_access_unit},
                  {"access_cost_ns", p.remote_access_ns}};
+  if (p.remote_gpu_write_to_host_gbps) j["remote"]["gpu_write_to_host_gbps"] = gbps_json(*p.remote_gpu_write_to_host_gbps);
   if (p.remote_request_ns > 0) {  // echoed where set, so profiles without it give the same output
     j["remote"]["request_unit_bytes"] = p.remote_request_unit;
     j["remote"]["request_cost_ns"] = p.remote_request_ns;

@@ -216,6 +216,12 @@ struct HardwareProfile {
 
   // [remote]: accesses through remote mappings (zero-copy), per 4 KiB page.
   double remote_gpu_to_host_gbps = 1.0;
+  // [remote] gpu_write_to_host_gbps: the GPU's stores to host memory through a
+  // mapping (posted writes); unset: gpu_to_host_gbps, the reads'. On the H100
+  // hosts whose GPU read host memory at two thirds of the usual speed
+  // (sessions 102 and 104) its writes were not slower.
+  std::optional<double> remote_gpu_write_to_host_gbps;
+  double remote_write_to_host_gbps() const { return remote_gpu_write_to_host_gbps.value_or(remote_gpu_to_host_gbps); }
   double remote_gpu_to_peer_gbps = 1.0;
   // [remote] access_unit / access_cost: as gpu.access_unit / access_cost, for
   // touches through a remote mapping (bytes at the remote bandwidth).

@@ -34,6 +34,7 @@ struct KernelState {
   // the whole range): the lanes sweep one window, then the next.
   std::uint64_t window = 0;
   Bytes remote_host_bytes = 0;   // bytes over remote mappings, in remote.access_unit units
+  Bytes remote_host_write_bytes = 0;  // of them, stores' (remote.gpu_write_to_host_gbps)
   std::uint64_t remote_host_requests = 0;  // remote.request_unit lines read from host memory
   Bytes remote_peer_bytes = 0;
   // Transaction units (gpu.access_unit) the kernel's touches cover, all of

@@ -119,6 +119,46 @@ run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp"/half_host_fault_speed.r
   fail "a collapse phase without its reprefetch accepted"
 grep -q "1 'collapse' and 0 'reprefetch' phases" "$tmp/out" || fail "half ReadMostly part not explained: $(cat "$tmp/out")"
 
+# The probe's read of pinned host memory (since session 105): it scales
+# remote.gpu_to_host_gbps alone, by a factor on the bandwidth (the kernel takes
+# 1.342 ms with the profile's 51.32 GB/s; 2 ms on the hardware, a host whose
+# GPU reads host memory slowly, gives about two thirds of it), and the stores'
+# bandwidth stays; a profile without one gets the reads' value first.
+with_remote_read() {  # NS PREFIX [COUNT]
+  for r in "$probes"/host_fault_speed.r*.json; do
+    python3 - "$r" "$tmp/$2_$(basename "$r")" "$1" "${3:-1}" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["kernels"] += [{"name": "remote_read", "gpu": 0, "counters": {"time_ns": int(sys.argv[3])}}] * int(sys.argv[4])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+  done
+}
+with_remote_read 2000000 remote
+run "$profile" "$umsim" "$trace" "$tmp/remote.toml" "$tmp"/remote_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "probe runs with the remote read refused"; }
+python3 - "$tmp/out" "$tmp/remote.toml" <<'PY' || fail "remote read factor: $(cat "$tmp/out")"
+import json, re, sys
+r = json.loads(open(sys.argv[1]).read())
+text = open(sys.argv[2]).read()
+assert r["hardware_remote_read_ms"] == 2.0 and r["profile_remote_read_ms"] == 1.342, r
+assert 0.66 <= r["remote_read_factor"] <= 0.68, r
+assert r["cpu_fault_factor"] == 1.206 and r["gpu_fault_factor"] == 0.975, r  # the other groups as before
+reads = float(re.search(r"^gpu_to_host_gbps = ([0-9.]+)", text, re.M).group(1))
+assert abs(reads - 51.32 * r["remote_read_factor"]) < 0.01, reads
+assert re.search(r"^gpu_write_to_host_gbps = 51.32 ", text, re.M), "the stores' bandwidth moved"
+PY
+grep -q "# the GPU's read of pinned host memory took 2.000 ms (profile: 1.342 ms)" "$tmp/remote.toml" ||
+  fail "no note of the remote read"
+grep -v '^gpu_write_to_host_gbps' "$profile" >"$tmp/nowrite.toml"
+run "$tmp/nowrite.toml" "$umsim" "$trace" "$tmp/remote2.toml" "$tmp"/remote_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "a profile without the stores' bandwidth refused"; }
+grep -q '^gpu_write_to_host_gbps = 51.32$' "$tmp/remote2.toml" || fail "stores' bandwidth not added: $(grep -n gbps "$tmp/remote2.toml")"
+with_remote_read 2000000 twice 2
+run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp"/twice_host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
+  fail "two remote_read kernels accepted"
+grep -q "2 'remote_read' kernels" "$tmp/out" || fail "two remote reads not explained: $(cat "$tmp/out")"
+
 # Bad inputs: each a clear error and a non-zero exit; the named output untouched.
 echo keep >"$tmp/keep.toml"
 run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$other" >"$tmp/out" 2>&1 && fail "another trace's result accepted"

@@ -142,6 +142,28 @@ TEST(AccessCost, RemoteTouchesCostTheirSectors) {
   EXPECT_EQ(r.kernels[1].counters.time_ns, 4196u);
 }
 
+// remote.gpu_write_to_host_gbps 8: the GPU's stores to host memory at their
+// own bandwidth, its loads at gpu_to_host_gbps (2 B/ns). Two pinned pages
+// read and two written in one kernel: 8192 / 2 = 4096 + 8192 / 8 = 1024 ->
+// 5120; without the key both at 2 B/ns, 16384 / 2 = 8192. A memset of
+// pinned memory by the GPU is stores too: 8192 / 8 = 1024 after its call.
+TEST(AccessCost, StoresToHostMemoryHaveTheirOwnBandwidth) {
+  const auto t = TraceBuilder()
+                     .alloc("R", 8_KiB, trace::AllocKind::kPinned)
+                     .alloc("W", 8_KiB, trace::AllocKind::kPinned)
+                     .kernel("both", 0, 0).read("R").write("W").end()
+                     .sync()
+                     .phase("memset").memset("W")
+                     .build();
+  HardwareProfile p = round_profile();
+  const Result plain = replay(t, options_for(p));
+  EXPECT_EQ(plain.kernels[0].counters.time_ns, 8192u);
+  p.remote_gpu_write_to_host_gbps = 8.0;
+  const Result r = replay(t, options_for(p));
+  EXPECT_EQ(r.kernels[0].counters.time_ns, 5120u);
+  EXPECT_EQ(plain.phases[1].counters.time_ns - r.phases[1].counters.time_ns, 8192u / 2 - 8192u / 8);
+}
+
 // Sparse reads of host memory are bound by their read requests, one per
 // 128-byte line (remote.request_cost 40 ns), where that is slower than their
 // bytes (remote.access_unit 32 B at 2 B/ns): two pinned pages read one word

@@ -297,6 +297,21 @@ TEST(Profile, RemoteRequestsHaveAUnitAndACost) {
             std::string::npos);
 }
 
+// remote.gpu_write_to_host_gbps: the reads' bandwidth (and not echoed) unless given.
+TEST(Profile, StoresToHostMemoryMayHaveTheirOwnBandwidth) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_FALSE(plain.remote_gpu_write_to_host_gbps);
+  EXPECT_DOUBLE_EQ(plain.remote_write_to_host_gbps(), plain.remote_gpu_to_host_gbps);
+  EXPECT_FALSE(to_json(plain)["remote"].contains("gpu_write_to_host_gbps"));
+  const std::string writes =
+      replace(good_profile(), "gpu_to_gpu_gbps = 40.0\n", "gpu_to_gpu_gbps = 40.0\ngpu_write_to_host_gbps = 50.5\n");
+  const HardwareProfile p = parse_profile(writes, "p.toml");
+  EXPECT_DOUBLE_EQ(p.remote_write_to_host_gbps(), 50.5);
+  EXPECT_EQ(to_json(p)["remote"]["gpu_write_to_host_gbps"], 50.5);
+  EXPECT_NE(error_of(replace(writes, "= 50.5", "= -1")).find("gpu_write_to_host_gbps"), std::string::npos)
+      << error_of(replace(writes, "= 50.5", "= -1"));
+}
+
 // gpu.rmw_cost: 0 (and not echoed) unless given; a fine duration, in ps too.
 TEST(Profile, ReadModifyWriteStoresHaveACost) {
   const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
