@@ -77,6 +77,11 @@ MAX_WAKEUP_NS = 2e6
 # separate store bandwidth gets one, the reads' value, before the reads scale.
 REMOTE_KERNEL = "remote_read"
 REMOTE_KEY, REMOTE_WRITE_KEY = "remote.gpu_to_host_gbps", "remote.gpu_write_to_host_gbps"
+# The read requests' cost grows as the square of the bandwidth's fall: on
+# sessions 102 and 104's hosts the calibrations' sparse reads gave 3.47 and
+# 3.61 ns a request (x2.15, x2.24 the H100 profile's 1.615) where their whole
+# reads ran at x0.679 and x0.659 its 50.95 GB/s (exponents 1.98, 1.93).
+REMOTE_REQUEST_KEY = "remote.request_cost"
 # The report's names for each group: its part of the probe, and its factor (the wake-up's value).
 REPORT_NAMES = {
     "gpu": ("kernel", "gpu_fault_factor"),
@@ -245,12 +250,16 @@ def main():
         read_gbps = float(values[REMOTE_KEY])
         if REMOTE_WRITE_KEY not in values:
             base = add_key(base, "remote", "gpu_write_to_host_gbps", values[REMOTE_KEY])
+        request_ns = duration_ns(values[REMOTE_REQUEST_KEY], REMOTE_REQUEST_KEY, profile_path) \
+            if REMOTE_REQUEST_KEY in values else 0.0
 
     def scaled_text(factors):
         scaled = {k: '"%dns"' % round(calibrated[k] * factors[group])
                   for group, (keys, _, _) in groups.items() for k in keys}
         if with_remote:
             scaled[REMOTE_KEY] = "%.2f" % (read_gbps * factors["remote"])
+            if request_ns > 0:
+                scaled[REMOTE_REQUEST_KEY] = '"%.3fns"' % (request_ns / factors["remote"] ** 2)
         return set_values(base, scaled)
 
     def model(factors):
@@ -328,7 +337,8 @@ def main():
         note.append(f"# {what} took {hardware[group] / 1e6:.3f} ms (profile: {before[group] / 1e6:.3f} ms): {change}")
     if with_remote:
         note.append(f"# the GPU's read of pinned host memory took {hardware['remote'] / 1e6:.3f} ms (profile: "
-                    f"{before['remote'] / 1e6:.3f} ms): x{factors['remote']} on {REMOTE_KEY}")
+                    f"{before['remote'] / 1e6:.3f} ms): x{factors['remote']} on {REMOTE_KEY}" +
+                    (f", x{round(1 / factors['remote'] ** 2, 3)} on {REMOTE_REQUEST_KEY}" if request_ns > 0 else ""))
     # A profile rescaled before keeps only the latest note (its values are the base).
     lines, skipping = [], False
     for line in scaled_text(factors).splitlines():

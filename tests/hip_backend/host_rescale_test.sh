@@ -120,10 +120,11 @@ run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp"/half_host_fault_speed.r
 grep -q "1 'collapse' and 0 'reprefetch' phases" "$tmp/out" || fail "half ReadMostly part not explained: $(cat "$tmp/out")"
 
 # The probe's read of pinned host memory (since session 105): it scales
-# remote.gpu_to_host_gbps alone, by a factor on the bandwidth (the kernel takes
-# 1.342 ms with the profile's 51.32 GB/s; 2 ms on the hardware, a host whose
-# GPU reads host memory slowly, gives about two thirds of it), and the stores'
-# bandwidth stays; a profile without one gets the reads' value first.
+# remote.gpu_to_host_gbps by a factor (the kernel takes 1.342 ms with the
+# profile's 51.32 GB/s; 2 ms on the hardware, a host whose GPU reads host
+# memory slowly, gives about two thirds of it) and remote.request_cost by its
+# inverse square, and the stores' bandwidth stays; a profile without one gets
+# the reads' value first.
 with_remote_read() {  # NS PREFIX [COUNT]
   for r in "$probes"/host_fault_speed.r*.json; do
     python3 - "$r" "$tmp/$2_$(basename "$r")" "$1" "${3:-1}" <<'PY'
@@ -147,6 +148,9 @@ assert r["cpu_fault_factor"] == 1.206 and r["gpu_fault_factor"] == 0.975, r  # t
 reads = float(re.search(r"^gpu_to_host_gbps = ([0-9.]+)", text, re.M).group(1))
 assert abs(reads - 51.32 * r["remote_read_factor"]) < 0.01, reads
 assert re.search(r"^gpu_write_to_host_gbps = 51.32 ", text, re.M), "the stores' bandwidth moved"
+# Each read request's cost grows as the square of the bandwidth's fall: 1.558 ns / factor^2.
+requests = float(re.search(r'^request_cost = "([0-9.]+)ns"', text, re.M).group(1))
+assert abs(requests - 1.558 / r["remote_read_factor"] ** 2) < 0.01, requests
 PY
 grep -q "# the GPU's read of pinned host memory took 2.000 ms (profile: 1.342 ms)" "$tmp/remote.toml" ||
   fail "no note of the remote read"
