@@ -456,9 +456,10 @@ void Engine::remote_access(Allocation& a, AllocSlot slot, std::uint64_t page, Ac
   kernel_.remote_touched_units += trace::touched_units(touch, profile_.gpu_access_unit);
   if (st.copies & kCpuBit) {
     kernel_.remote_host_bytes += remote_bytes;
-    if (type == AccessType::kWrite) kernel_.remote_host_write_bytes += remote_bytes;
     // Loads wait for their data (a request in flight each); stores are posted.
-    if (type != AccessType::kWrite)
+    if (type == AccessType::kWrite)
+      kernel_.remote_host_write_bytes += remote_bytes;
+    else
       kernel_.remote_host_requests += trace::touched_units(touch, profile_.remote_request_unit);
   } else {
     kernel_.remote_peer_bytes += remote_bytes;

@@ -42,17 +42,17 @@ grep -qE '"gpu_fault_factor": (0\.99[5-9]|1\.0|1\.00[0-5]),' "$tmp/out" || fail 
 # wake-up cost is set to what they take beyond the scaled service, fitted in
 # turn with the bulk factor. Session 18's runs with 16 isolated kernels of 60 us
 # added (the profile gives 25.8 us and has no wake-up).
-with_isolated() {  # NS PREFIX: session 18's probe runs with 16 isolated kernels of NS each, as $tmp/PREFIX_*.json
+with_kernels() {  # NAME COUNT NS PREFIX: session 18's probe runs with COUNT kernels NAME of NS each, as $tmp/PREFIX_*.json
   for r in "$probes"/host_fault_speed.r*.json; do
-    python3 - "$r" "$tmp/$2_$(basename "$r")" "$1" <<'PY'
+    python3 - "$r" "$tmp/$4_$(basename "$r")" "$1" "$2" "$3" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-r["kernels"] += [{"name": "isolated", "counters": {"time_ns": int(sys.argv[3])}} for _ in range(16)]
+r["kernels"] += [{"name": sys.argv[3], "gpu": 0, "counters": {"time_ns": int(sys.argv[5])}}] * int(sys.argv[4])
 json.dump(r, open(sys.argv[2], "w"))
 PY
   done
 }
-with_isolated 60000 iso
+with_kernels isolated 16 60000 iso
 run "$profile" "$umsim" "$trace" "$tmp/iso.toml" "$tmp"/iso_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "probe runs with isolated faults refused"; }
 python3 - "$tmp/out" "$tmp/iso.toml" <<'PY' || fail "isolated-fault wake-up: $(cat "$tmp/out")"
@@ -69,7 +69,7 @@ grep -q "# the isolated faults took 0.060 ms" "$tmp/iso.toml" || fail "no note o
 # Isolated faults quicker than the rescaled service alone (session 23's probe
 # against a profile with slow fault costs): the wake-up is 0, said in the note,
 # not a refusal. The same runs with 20 us isolated kernels (the profile: 25.8 us).
-with_isolated 20000 quick
+with_kernels isolated 16 20000 quick
 run "$profile" "$umsim" "$trace" "$tmp/quick.toml" "$tmp"/quick_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "isolated faults quicker than the service refused"; }
 grep -q '"wakeup_ns": 0.0' "$tmp/out" || fail "quick isolated faults: wake-up not 0: $(cat "$tmp/out")"
@@ -125,17 +125,7 @@ grep -q "1 'collapse' and 0 'reprefetch' phases" "$tmp/out" || fail "half ReadMo
 # memory slowly, gives about two thirds of it) and remote.request_cost by its
 # inverse square, and the stores' bandwidth stays; a profile without one gets
 # the reads' value first.
-with_remote_read() {  # NS PREFIX [COUNT]
-  for r in "$probes"/host_fault_speed.r*.json; do
-    python3 - "$r" "$tmp/$2_$(basename "$r")" "$1" "${3:-1}" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-r["kernels"] += [{"name": "remote_read", "gpu": 0, "counters": {"time_ns": int(sys.argv[3])}}] * int(sys.argv[4])
-json.dump(r, open(sys.argv[2], "w"))
-PY
-  done
-}
-with_remote_read 2000000 remote
+with_kernels remote_read 1 2000000 remote
 run "$profile" "$umsim" "$trace" "$tmp/remote.toml" "$tmp"/remote_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "probe runs with the remote read refused"; }
 python3 - "$tmp/out" "$tmp/remote.toml" <<'PY' || fail "remote read factor: $(cat "$tmp/out")"
@@ -158,7 +148,7 @@ grep -v '^gpu_write_to_host_gbps' "$profile" >"$tmp/nowrite.toml"
 run "$tmp/nowrite.toml" "$umsim" "$trace" "$tmp/remote2.toml" "$tmp"/remote_host_fault_speed.r*.json >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "a profile without the stores' bandwidth refused"; }
 grep -q '^gpu_write_to_host_gbps = 51.32$' "$tmp/remote2.toml" || fail "stores' bandwidth not added: $(grep -n gbps "$tmp/remote2.toml")"
-with_remote_read 2000000 twice 2
+with_kernels remote_read 2 2000000 twice
 run "$profile" "$umsim" "$trace" "$tmp/keep.toml" "$tmp"/twice_host_fault_speed.r1.json >"$tmp/out" 2>&1 &&
   fail "two remote_read kernels accepted"
 grep -q "2 'remote_read' kernels" "$tmp/out" || fail "two remote reads not explained: $(cat "$tmp/out")"
