@@ -124,6 +124,7 @@ void Engine::cpu_fault(AllocSlot slot, Allocation& a, std::uint64_t page, Access
     if (a.pages[base + j].copies) prefetched += kPageSize;
   if (profile_.cpu_faulted_pages_differ()) cpu_faulted_.note(slot, block, migrate | duplicate);
   Nanos t = host_now_;
+  if (duplicate.any()) notify_revocations(slot, block, duplicate, cpu, host_now_);
   if (migrate.any()) t = std::max(t, move_pages(slot, block, migrate, cpu, false, host_now_));
   if (duplicate.any()) t = std::max(t, move_pages(slot, block, duplicate, cpu, true, host_now_));
   host_now_ = t;

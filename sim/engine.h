@@ -536,6 +536,11 @@ class Engine {
   void thrashing_hint(AllocSlot slot, std::uint64_t block, const PageMask& faulted, Processor requester, Nanos now);
   void notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor from,
                         Processor to, MigrationCause cause, Processor requester, Nanos& now);
+  // Read duplication of `pages` to `to` takes their sole holder's write
+  // permission (the CPU's where it may still write, a GPU's write and atomic
+  // permissions where it holds the only copy): the policy's revocation
+  // events. Called before the duplicates are placed.
+  void notify_revocations(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor to, Nanos now);
   void apply_thrashing_response(AllocSlot slot, std::uint64_t block, const ThrashingResponse& r,
                                 Processor requester, Nanos now);
   // Where a pinned page stays: where it is resident, or, in the fault service

@@ -549,7 +549,10 @@ void Engine::service_block(AllocSlot slot, std::uint64_t block, const PageMask& 
   if (any_migrate && gpus_.size() > 1) note_served_pages(slot, block, migrate);
   if (from_host) now = move_host_block(slot, a, block, migrate, host_copies, requester, now);
   else if (any_migrate) now = move_pages(slot, block, migrate, requester, false, now);
-  if (any_page(duplicate)) now = move_pages(slot, block, duplicate, requester, true, now);
+  if (any_page(duplicate)) {
+    notify_revocations(slot, block, duplicate, requester, now);
+    now = move_pages(slot, block, duplicate, requester, true, now);
+  }
   for (ProcessorMask m = elsewhere_used; m; m &= static_cast<ProcessorMask>(m - 1)) {
     const Processor dest = first_processor(m);
     now = move_pages(slot, block, elsewhere[dest.code], dest, false, now);

@@ -138,6 +138,7 @@ void Engine::on_prefetch(const Event& e) {
          : dest.is_cpu()   ? to_cpu_block_ns(a, block)
                            : profile_.prefetch_va_block_ns;
     Nanos end = t;
+    if (revokes) notify_revocations(slot, block, duplicate, dest, t);
     if (migrate.any()) end = std::max(end, move_pages(slot, block, migrate, dest, false, t, &moved));
     if (duplicate.any()) end = std::max(end, move_pages(slot, block, duplicate, dest, true, t, &moved));
     note_in_flight(a.blocks[block], t, end, dbit);

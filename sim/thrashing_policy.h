@@ -10,6 +10,10 @@
 //   migration of pages of a VA block to a processor (not for explicit prefetch
 //   hints or eviction): detection (the driver's thrashing_event_cb). A response
 //   returned here applies from the requester's next fault on those pages.
+// - on_revocation: when a processor loses its write permission on pages
+//   another processor read-duplicates (read duplication needs every copy
+//   read-only), the driver's other kind of thrashing event; on ReadMostly
+//   memory the only kind it counts.
 #pragma once
 
 #include "sim/policy_hooks.h"
@@ -26,6 +30,21 @@ struct MigrationNotice {
   Processor to;
   MigrationCause cause = MigrationCause::kFault;
   Processor preferred;     // block's preferred location, none if unset
+  Nanos now = 0;
+  // The pages are ReadMostly (the range read-duplicates): the driver counts
+  // none of its migrations as thrashing events, and clears the thrashing
+  // state of the pages that move.
+  bool read_duplication = false;
+};
+
+// A processor's write permission revoked on a block's pages (the driver's
+// revocation event: one per permission level, so a GPU that could write and
+// do atomics gives two at once).
+struct RevocationNotice {
+  AllocSlot alloc = 0;
+  std::uint64_t block = 0;
+  PageMask pages;
+  Processor revoked;       // the processor whose permission went
   Nanos now = 0;
 };
 
@@ -68,6 +87,9 @@ class ThrashingPolicy : public PolicyHooks {
  public:
   virtual ThrashingResponse on_fault(const FaultNotice& /*notice*/) { return {}; }
   virtual ThrashingResponse on_migration(const MigrationNotice& notice) = 0;
+  // Detection on a revocation; the response's `detected` pages are counted
+  // as thrashing events, any action is ignored (the driver acts on faults).
+  virtual ThrashingResponse on_revocation(const RevocationNotice& /*notice*/) { return {}; }
   // Pages of the block currently considered thrashing (for prefetch exclusion).
   virtual void thrashing_pages(AllocSlot /*alloc*/, std::uint64_t /*block*/, Nanos /*now*/,
                                PageMask& /*out*/) const {}

@@ -44,12 +44,43 @@ void Engine::notify_thrashing(AllocSlot slot, std::uint64_t block, const PageMas
   Allocation& a = allocs_[slot];
   const std::uint64_t base = block * kPagesPerBlock;
   const std::int8_t preferred = a.pages[base + first].preferred;
+  const bool read_duplication = vendor_.read_mostly_duplicates && (a.pages[base + first].flags & kReadMostly);
   // Built whole: the 64-byte mask is copied once, not cleared first (twice a block service).
   const MigrationNotice n{slot, block, pages, from, to, cause,
-                          preferred >= 0 ? Processor{preferred} : Processor::none(), now};
+                          preferred >= 0 ? Processor{preferred} : Processor::none(), now, read_duplication};
   const ThrashingResponse r = thrashing_->on_migration(n);
   if (any_page(r.thrashing)) counters().thrashing_events += count_pages(r.thrashing);
   if (r.action != ThrashingAction::kNone) apply_thrashing_response(slot, block, r, requester, now);
+}
+
+void Engine::notify_revocations(AllocSlot slot, std::uint64_t block, const PageMask& pages, Processor to,
+                                Nanos now) {
+  if (!thrashing_ || !any_page(pages)) return;
+  const Allocation& a = allocs_[slot];
+  const std::uint64_t base = block * kPagesPerBlock;
+  // Pages by their revoked holder: the CPU (one permission level), or each GPU (two).
+  constexpr int kProcessors = 16;  // the bits of a ProcessorMask
+  PageMask by_holder[kProcessors];
+  ProcessorMask holders = 0;
+  for_each_page(pages, [&](std::uint32_t i) {
+    const PageState& st = a.pages[base + i];
+    Processor holder = Processor::none();
+    if (st.cpu_writes_sole_copy()) holder = Processor::cpu();
+    else if (st.copies && !(st.copies & kCpuBit) && popcount16(st.copies) == 1) holder = first_processor(st.copies);
+    if (holder.is_none() || holder == to) return true;
+    by_holder[holder.code].set(i);
+    holders |= processor_bit(holder);
+    return true;
+  });
+  for (int code = 0; code < kProcessors; ++code) {
+    if (!(holders & (1u << code))) continue;
+    const Processor holder{static_cast<std::int16_t>(code)};
+    const RevocationNotice n{slot, block, by_holder[code], holder, now};
+    for (int level = 0; level < (holder.is_cpu() ? 1 : 2); ++level) {
+      const ThrashingResponse r = thrashing_->on_revocation(n);
+      if (any_page(r.detected)) counters().thrashing_events += count_pages(r.detected);
+    }
+  }
 }
 
 void Engine::apply_thrashing_response(AllocSlot slot, std::uint64_t block, const ThrashingResponse& r,

@@ -1,13 +1,16 @@
 // The NVIDIA driver's thrashing detection and mitigation (uvm_perf_thrashing.c).
 //
-// Detection (on_migration), on every fault/prefetch/access-counter migration of
-// a block's pages: per-page state exists only once two consecutive migrations
-// of the block went to different processors within one lapse (500 us). A page
-// migrated again within a lapse of its previous migration counts one more
-// thrashing event; at `threshold` (3) events it is thrashing. A thrashing page
-// quiet for more than a lapse is reset on its next migration; a block with no
-// thrashing event for an epoch (2000 lapses) is reset, at most `max_resets` (4)
-// times.
+// Detection (on_migration, on_revocation), on every fault/prefetch/access-counter
+// migration of a block's pages and every revocation of a processor's write
+// permission on them (read duplication): an event names the processor the pages
+// went to, or the one whose permission went. Per-page state exists only once two
+// consecutive events of the block named different processors within one lapse
+// (500 us). A page with another event within a lapse of its previous one counts
+// one more thrashing event; at `threshold` (3) events it is thrashing. A
+// thrashing page quiet for more than a lapse is reset on its next event; a block
+// with no thrashing event for an epoch (2000 lapses) is reset, at most
+// `max_resets` (4) times. On ReadMostly memory migrations are no events (the
+// driver clears the moved pages' thrashing state instead): only revocations count.
 //
 // Mitigation (on_fault), the driver's hint for the requesting processor, before
 // the fault is serviced:
@@ -154,6 +157,14 @@ class DriverThrashing final : public sim::ThrashingPolicy {
 
   sim::ThrashingResponse on_migration(const sim::MigrationNotice& n) override {
     BlockState& b = block(n.alloc, n.block);
+    if (n.read_duplication) {  // thrashing_reset_pages_in_region, and no event
+      if (b.pages) {
+        PageWords moved = PageWords::of(n.pages);
+        moved &= PageWords::of(b.thrashing);
+        moved.for_each([&](std::uint32_t i) { reset_page(b, i); });
+      }
+      return {};
+    }
     const sim::Nanos stamp = n.now + 1;
     // A block without per-page state has no pins and no thrashing pages:
     // unless this migration starts tracking its pages, it only notes when and
@@ -165,12 +176,19 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     }
     const PageWords moved = PageWords::of(n.pages);
     expire_pins(b, moved, n.now);
-    const sim::PageMask before = b.thrashing;
-    detect(b, n, moved, stamp);
-    sim::ThrashingResponse response;
-    response.detected = b.thrashing & ~before;
-    response.thrashing = response.detected;  // no action: the pages that became thrashing now
-    return response;
+    return detected_by(b, [&] { detect(b, n.to, moved, stamp, /*migration=*/true); });
+  }
+
+  sim::ThrashingResponse on_revocation(const sim::RevocationNotice& n) override {
+    BlockState& b = block(n.alloc, n.block);
+    const sim::Nanos stamp = n.now + 1;
+    if (!b.pages && !potential_thrashing(b, n.revoked, stamp)) {
+      note_last_migration(b, n.revoked, stamp);
+      return {};
+    }
+    const PageWords revoked = PageWords::of(n.pages);
+    expire_pins(b, revoked, n.now);
+    return detected_by(b, [&] { detect(b, n.revoked, revoked, stamp, /*migration=*/false); });
   }
 
  private:
@@ -236,33 +254,44 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     return b.last_stamp != 0 && !(b.last_processor == to) && since(stamp, b.last_stamp) <= lapse_ns_;
   }
 
-  // thrashing_event_cb: the detection half.
-  void detect(BlockState& b, const sim::MigrationNotice& n, const PageWords& moved, sim::Nanos stamp) {
+  // The pages that became thrashing while `event` ran, reported (no action).
+  template <typename Event>
+  static sim::ThrashingResponse detected_by(BlockState& b, Event&& event) {
+    const sim::PageMask before = b.thrashing;
+    event();
+    sim::ThrashingResponse response;
+    response.detected = b.thrashing & ~before;
+    response.thrashing = response.detected;
+    return response;
+  }
+
+  // thrashing_event_cb: the detection half, for an event naming `processor`.
+  void detect(BlockState& b, sim::Processor processor, const PageWords& pages, sim::Nanos stamp, bool migration) {
     if (!b.pages) {
-      if (!potential_thrashing(b, n.to, stamp)) {
-        note_last_migration(b, n.to, stamp);
+      if (!potential_thrashing(b, processor, stamp)) {
+        note_last_migration(b, processor, stamp);
         return;
       }
       b.pages = std::make_unique<PageState[]>(sim::kPagesPerBlock);
     }
-    moved.for_each([&](std::uint32_t i) {
+    pages.for_each([&](std::uint32_t i) {
       PageState& s = b.pages[i];
-      if (s.pinned) return;  // a pinned page moving to its pinned residency is not an event
+      if (migration && s.pinned) return;  // a pinned page moving to its pinned residency is not an event
       const sim::Nanos last = s.stamp;
-      s.processors |= sim::processor_bit(n.to);
+      s.processors |= sim::processor_bit(processor);
       s.stamp = std::max(stamp, last);
       if (last == 0) return;
       if (since(stamp, last) <= lapse_ns_) {
         if (s.events < 7) ++s.events;
         if (s.events == threshold_) b.thrashing.set(i);
         if (s.events >= threshold_) b.last_thrashing_stamp = stamp;
-      } else if (s.events >= threshold_) {
+      } else if (s.events >= threshold_ && !s.pinned) {
         reset_page(b, i);
-        b.pages[i].processors = sim::processor_bit(n.to);
+        b.pages[i].processors = sim::processor_bit(processor);
         b.pages[i].stamp = stamp;
       }
     });
-    note_last_migration(b, n.to, stamp);
+    note_last_migration(b, processor, stamp);
   }
 
   // uvm_perf_thrashing_get_hint for the requester, page by page, aggregated into one response.

@@ -304,6 +304,74 @@ TEST(DriverThrashing, ThirtyTwoLateFaultsOnThrashingPagesLengthenTheLapse) {
   EXPECT_TRUE(run("driver:lapse=563us", false));  // the lengthened lapse, set by hand
 }
 
+sim::RevocationNotice revoke(sim::PageMask pages, sim::Processor revoked, sim::Nanos now) {
+  sim::RevocationNotice n;
+  n.pages = pages;
+  n.revoked = revoked;
+  n.now = now;
+  return n;
+}
+
+// On ReadMostly memory a migration is no thrashing event (thrashing_event_cb
+// clears the moved pages' state and returns): the 100 us ping-pong that
+// thrashes plain memory by 400 us never does, and a thrashing page that moves
+// read-duplicated is reset.
+TEST(DriverThrashing, ReadMostlyMigrationsAreNoEvents) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  for (int i = 0; i < 13; ++i) {
+    sim::MigrationNotice n = move(pages({0}), i % 2 ? kGpu : kCpu, i % 2 ? kCpu : kGpu, i * 100 * kUs);
+    n.read_duplication = true;
+    EXPECT_TRUE(p->on_migration(n).detected.none()) << "t=" << i * 100;
+  }
+  EXPECT_TRUE(thrashing_now(*p).none());
+  EXPECT_TRUE(p->quiet_block(0, 0));  // not even tracked
+  auto q = make<sim::ThrashingPolicy>("driver");
+  ping_pong(*q, 5);
+  ASSERT_TRUE(thrashing_now(*q).test(0));
+  sim::MigrationNotice n = move(pages({0, 1}), kGpu, kCpu, 450 * kUs);
+  n.read_duplication = true;
+  EXPECT_TRUE(q->on_migration(n).detected.none());
+  EXPECT_TRUE(thrashing_now(*q).none());
+}
+
+// Revocations are events naming the processor whose permission went, counted
+// as migrations are. Alternating every 100 us: at 0 the block notes the GPU; at
+// 100 the CPU within a lapse starts per-page state (page stamped); 200, 300,
+// 400: events 1, 2, 3 -> thrashing, reported once.
+TEST(DriverThrashing, RevocationsAreEvents) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  for (int i = 0; i < 6; ++i) {
+    const auto r = p->on_revocation(revoke(pages({0}), i % 2 ? kCpu : kGpu, i * 100 * kUs));
+    EXPECT_EQ(r.action, ThrashingAction::kNone);
+    EXPECT_EQ(r.detected.test(0), i == 4) << "t=" << i * 100;
+  }
+  EXPECT_TRUE(thrashing_now(*p).test(0));
+}
+
+// A GPU's write and atomic permissions go together (two events at once), and
+// a CPU turn's read duplications all name the GPU: events of one processor
+// never start a block's tracking, however close. One CPU event within a lapse
+// does; then each turn's pair counts one event (the second within a lapse of
+// the first), so the third such pair makes the page thrash.
+TEST(DriverThrashing, OneProcessorsRevocationsNeverStartTracking) {
+  auto p = make<sim::ThrashingPolicy>("driver");
+  for (int i = 0; i < 20; ++i)
+    for (int level = 0; level < 2; ++level) p->on_revocation(revoke(pages({0}), kGpu, i * 50 * kUs));
+  EXPECT_TRUE(p->quiet_block(0, 0));
+  EXPECT_TRUE(thrashing_now(*p).none());
+  // t = 1000 us: the CPU's write revoked, 50 us after the GPU's last pair: tracking starts (page stamped).
+  EXPECT_TRUE(p->on_revocation(revoke(pages({0}), kCpu, 1000 * kUs)).detected.none());
+  EXPECT_FALSE(p->quiet_block(0, 0));
+  // Pairs naming the GPU 10 ms apart: the first event of each pair is beyond a lapse (no count), the second +1.
+  for (int turn = 1; turn <= 3; ++turn) {
+    sim::PageMask detected;
+    for (int level = 0; level < 2; ++level)
+      detected |= p->on_revocation(revoke(pages({0}), kGpu, 1000 * kUs + turn * 10'000 * kUs)).detected;
+    EXPECT_EQ(detected.test(0), turn == 3) << "turn " << turn;
+  }
+  EXPECT_TRUE(thrashing_now(*p).test(0));
+}
+
 TEST(NoThrashing, NeverResponds) {
   auto p = make<sim::ThrashingPolicy>("none");
   for (const auto& r : ping_pong(*p, 20)) EXPECT_EQ(r.action, ThrashingAction::kNone);

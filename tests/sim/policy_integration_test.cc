@@ -267,6 +267,46 @@ TEST(ThrashingEnforcement, AHintAppliesToTheFaultBeingServiced) {
   EXPECT_EQ(r.kernels[0].counters.remote_accesses, 1u);
 }
 
+// Records every event it is told of, in order: "m:TO" for a migration (with
+// "/rd" where the pages read-duplicate), "r:REVOKED" for a revocation.
+class EventLog : public ThrashingPolicy {
+ public:
+  ThrashingResponse on_migration(const MigrationNotice& n) override {
+    log.push_back("m:" + trace::to_string(n.to) + (n.read_duplication ? "/rd" : ""));
+    return {};
+  }
+  ThrashingResponse on_revocation(const RevocationNotice& n) override {
+    log.push_back("r:" + trace::to_string(n.revoked));
+    EXPECT_TRUE(n.pages.test(0));
+    return {};
+  }
+  std::vector<std::string> log;
+};
+
+// ReadMostly ping-pong of one page (the driver's events, uvm_perf_thrashing.c):
+// the GPU's write makes it the sole, writable holder; the CPU's read
+// duplicates it, revoking the GPU's write and atomic permissions (two
+// revocations naming the GPU); the CPU's write collapses the copies (nothing
+// moves: no event); the GPU's read duplicates again, revoking the CPU's write
+// (one naming the CPU). Every migration is flagged ReadMostly.
+TEST(ThrashingEnforcement, ReadDuplicationRevokesTheSoleHoldersWrite) {
+  EnginePolicies p;
+  auto policy = std::make_unique<EventLog>();
+  EventLog* seen = policy.get();
+  p.thrashing = std::move(policy);
+  Engine engine(options_for(round_profile()), std::move(p));
+  trace::MemoryTraceReader reader(TraceBuilder()
+                                      .alloc("A", 4_KiB)
+                                      .advise("A", trace::Advice::kSetReadMostly)
+                                      .kernel("w", 0, 0).write("A").end().sync()
+                                      .cpu_read("A")
+                                      .cpu_write("A")
+                                      .kernel("r", 0, 0).read("A").end().sync()
+                                      .build());
+  engine.run(reader);
+  EXPECT_EQ(seen->log, (std::vector<std::string>{"m:gpu0/rd", "r:gpu0", "r:gpu0", "m:cpu/rd", "r:cpu", "m:gpu0/rd"}));
+}
+
 // Broken policies are reported, not followed into a crash.
 class NoVictim : public EvictionPolicy {
  public:
