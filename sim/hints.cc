@@ -119,7 +119,7 @@ void Engine::on_prefetch(const Event& e) {
       if (!st.copies && !vendor_.prefetch_whole_range) continue;
       if ((st.flags & kReadMostly) && vendor_.read_mostly_duplicates && st.copies) {
         duplicate.set(p - base);
-        revokes |= st.cpu_writes_sole_copy() || (popcount16(st.copies) == 1 && st.copies != kCpuBit);
+        revokes |= !sole_writer(st).is_none();
       } else {
         migrate.set(p - base);
       }

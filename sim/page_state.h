@@ -62,4 +62,13 @@ inline Processor first_processor(ProcessorMask m) {
   return Processor{static_cast<std::int16_t>(__builtin_ctz(m))};
 }
 
+// The processor holding the page's only copy with write permission (the CPU
+// where it may still write, a GPU holding it alone), or none: the one a read
+// duplication of the page revokes.
+inline Processor sole_writer(const PageState& st) {
+  if (st.cpu_writes_sole_copy()) return Processor::cpu();
+  if (popcount16(st.copies) == 1 && st.copies != kCpuBit) return first_processor(st.copies);
+  return Processor::none();
+}
+
 }  // namespace umsim::sim

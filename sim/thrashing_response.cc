@@ -63,10 +63,7 @@ void Engine::notify_revocations(AllocSlot slot, std::uint64_t block, const PageM
   PageMask by_holder[kProcessors];
   ProcessorMask holders = 0;
   for_each_page(pages, [&](std::uint32_t i) {
-    const PageState& st = a.pages[base + i];
-    Processor holder = Processor::none();
-    if (st.cpu_writes_sole_copy()) holder = Processor::cpu();
-    else if (st.copies && !(st.copies & kCpuBit) && popcount16(st.copies) == 1) holder = first_processor(st.copies);
+    const Processor holder = sole_writer(a.pages[base + i]);
     if (holder.is_none() || holder == to) return true;
     by_holder[holder.code].set(i);
     holders |= processor_bit(holder);

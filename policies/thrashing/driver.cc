@@ -179,16 +179,12 @@ class DriverThrashing final : public sim::ThrashingPolicy {
     return detected_by(b, [&] { detect(b, n.to, moved, stamp, /*migration=*/true); });
   }
 
+  // Rare (read duplications only): no quiet-block shortcut, detect() notes a block without page state.
   sim::ThrashingResponse on_revocation(const sim::RevocationNotice& n) override {
     BlockState& b = block(n.alloc, n.block);
-    const sim::Nanos stamp = n.now + 1;
-    if (!b.pages && !potential_thrashing(b, n.revoked, stamp)) {
-      note_last_migration(b, n.revoked, stamp);
-      return {};
-    }
     const PageWords revoked = PageWords::of(n.pages);
     expire_pins(b, revoked, n.now);
-    return detected_by(b, [&] { detect(b, n.revoked, revoked, stamp, /*migration=*/false); });
+    return detected_by(b, [&] { detect(b, n.revoked, revoked, n.now + 1, /*migration=*/false); });
   }
 
  private:
