@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Pools the CPU's read-fault path on GPU-held pages over many calls' calibrations.
 
-usage: pool_cpu_read_faults.py PROFILE.toml UMSIM PROBE_TRACE CPU_FAULTS_TRACE OUT.toml CALIBRATION_DIR:PROBE_DIR [...]
+usage: pool_cpu_read_faults.py [--with-writes] PROFILE.toml UMSIM PROBE_TRACE CPU_FAULTS_TRACE OUT.toml CALIBRATION_DIR:PROBE_DIR [...]
 
 PROBE_TRACE is traces/probe/host_fault_speed.umt, CPU_FAULTS_TRACE
 traces/probe/cpu_faults.umt. Each CALIBRATION_DIR is what one GPU-machine
@@ -17,11 +17,17 @@ PROFILE with `cpu.read_fault_cost` and `cpu.faulted_page_read_cost` set to the
 medians over the calls (the latter added where PROFILE has none); every other
 key and comment stays.
 
+With --with-writes the write side is pooled the same way: `cpu.fault_cost`
+(the write fault, divided by the call's CPU factor) and
+`cpu.faulted_page_write_cost` (the page a write fault just brought in, added
+where PROFILE has none).
+
 Why: one call's fit carries its host (the read fault moved from 16 to 47 us
-between the lent hosts, and the probe's first touch does not follow it), and
-the write side is left as it is: the suite's whole-page write-backs run
-faster per page than the fit's page writes (docs/validation.md, "The CPU's
-read faults, pooled").
+between the lent hosts, and the probe's first touch does not follow it). The
+write side was first left as it was, because the fit's page writes ran slower
+per page than the suite's whole-page write-backs; fitted as a fault and a
+faulted page together, as the read side is, it is what the H200 suites' CPU
+write-backs take (docs/validation.md, "The CPU's write faults, pooled").
 
 Writes OUT.toml through a temporary file renamed into place; an OUT.toml that
 names an input is refused. Prints one JSON object: per call its factor and fit,
@@ -43,6 +49,10 @@ from tune_profile import add_key, set_values  # noqa: E402
 NAME = "pool_cpu_read_faults.py"
 HERE = os.path.dirname(os.path.abspath(__file__))
 READ_FAULT, FAULTED_PAGE_READ = "cpu.read_fault_cost", "cpu.faulted_page_read_cost"
+WRITE_FAULT, FAULTED_PAGE_WRITE = "cpu.fault_cost", "cpu.faulted_page_write_cost"
+# (fault key, faulted-page key, the report's name) per side pooled.
+READ_SIDE = (READ_FAULT, FAULTED_PAGE_READ, "read")
+WRITE_SIDE = (WRITE_FAULT, FAULTED_PAGE_WRITE, "write")
 
 
 def fail(message):
@@ -72,17 +82,24 @@ def fit_call(profile, umsim, traces, calibration, probe, tmp, index):
                        os.path.join(tmp, f"fit{index}.toml")] + fault_runs,
                       f"fit_cpu_faults.py on {calibration}")["fitted_ns"]
     factor = rescale["cpu_fault_factor"]
-    return {"calibration": calibration, "cpu_fault_factor": factor,
-            "read_fault_ns": fitted[READ_FAULT], "reference_read_fault_ns": round(fitted[READ_FAULT] / factor),
-            "faulted_page_read_ns": fitted[FAULTED_PAGE_READ]}
+    fit = {"calibration": calibration, "cpu_fault_factor": factor}
+    for fault, page, side in (READ_SIDE, WRITE_SIDE):
+        fit[f"{side}_fault_ns"] = fitted[fault]
+        fit[f"reference_{side}_fault_ns"] = round(fitted[fault] / factor)
+        fit[f"faulted_page_{side}_ns"] = fitted[page]
+    return fit
 
 
 def main():
-    if len(sys.argv) < 7:
-        fail("usage: pool_cpu_read_faults.py PROFILE.toml UMSIM PROBE_TRACE CPU_FAULTS_TRACE OUT.toml "
+    args = sys.argv[1:]
+    sides = [READ_SIDE]
+    if args and args[0] == "--with-writes":
+        sides, args = [READ_SIDE, WRITE_SIDE], args[1:]
+    if len(args) < 6:
+        fail("usage: pool_cpu_read_faults.py [--with-writes] PROFILE.toml UMSIM PROBE_TRACE CPU_FAULTS_TRACE OUT.toml "
              "CALIBRATION_DIR:PROBE_DIR [...]")
-    profile, umsim, out, pairs = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[5], sys.argv[6:]
-    traces = (sys.argv[3], sys.argv[4])
+    profile, umsim, out, pairs = args[0], os.path.abspath(args[1]), args[4], args[5:]
+    traces = (args[2], args[3])
     calls = []
     for pair in pairs:
         parts = pair.split(":")
@@ -94,21 +111,23 @@ def main():
         calls.append(parts)
     check_inputs_and_output([profile, umsim, *traces], out, fail)
     text = open(profile).read()
-    if not re.search(r"^read_fault_cost\s*=", text, flags=re.M):
-        fail(f"{profile}: no {READ_FAULT} key in its [cpu] table to update")
-    if not re.search(r"^faulted_page_read_cost\s*=", text, flags=re.M):
-        text = add_key(text, "cpu", "faulted_page_read_cost", '"0ns"')
+    for fault, page, _side in sides:
+        if not re.search(rf"^{fault.split('.')[1]}\s*=", text, flags=re.M):
+            fail(f"{profile}: no {fault} key in its [cpu] table to update")
+        if not re.search(rf"^{page.split('.')[1]}\s*=", text, flags=re.M):
+            text = add_key(text, "cpu", page.split(".")[1], '"0ns"')
     with tempfile.TemporaryDirectory() as tmp:
         fits = [fit_call(profile, umsim, traces, c, p, tmp, i) for i, (c, p) in enumerate(calls)]
-    read_fault = round(statistics.median(f["reference_read_fault_ns"] for f in fits))
-    faulted_page = round(statistics.median(f["faulted_page_read_ns"] for f in fits))
-    updated = set_values(text, {READ_FAULT: f'"{read_fault}ns"', FAULTED_PAGE_READ: f'"{faulted_page}ns"'})
+    medians = {}
+    for fault, page, side in sides:
+        medians[fault] = round(statistics.median(f[f"reference_{side}_fault_ns"] for f in fits))
+        medians[page] = round(statistics.median(f[f"faulted_page_{side}_ns"] for f in fits))
+    updated = set_values(text, {key: f'"{ns}ns"' for key, ns in medians.items()})
     tmp_out = out + ".tmp"
     with open(tmp_out, "w") as f:
         f.write(updated)
     os.replace(tmp_out, out)
-    print(json.dumps({"calls": fits, "medians_ns": {READ_FAULT: read_fault, FAULTED_PAGE_READ: faulted_page},
-                      "out": out}))
+    print(json.dumps({"calls": fits, "medians_ns": medians, "out": out}))
 
 
 if __name__ == "__main__":

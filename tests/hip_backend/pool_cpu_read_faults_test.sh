@@ -4,7 +4,8 @@
 # call's read fault is fit_cpu_faults.py's on the profile put on that call's
 # host by host_rescale.py (session 42: 16422 ns at CPU factor 0.78, so 21054 at
 # the reference host; session 43: 19977 ns at 0.969, 20616); the medians of the
-# two calls are written.
+# two calls are written. With --with-writes the write side too (write faults
+# 35732 and 37808 ns, faulted page writes 368 and 323 ns).
 set -uo pipefail
 pool=$1 rescale=$2 fit=$3 tune=$4 runs=$5 profile=$6 umsim=$7 probe_trace=$8 fault_trace=$9
 source "$(dirname "$0")/fit_test_lib.sh"
@@ -40,6 +41,32 @@ run "$tmp/nopage.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out2.toml" "
 python3 -c 'import sys, tomllib; c = tomllib.load(open(sys.argv[1], "rb"))["cpu"]; assert c["faulted_page_read_cost"] == "292ns", c' "$tmp/out2.toml" ||
   fail "faulted-page key not added to [cpu]"
 
+# --with-writes: the write fault (over the CPU factor) and the faulted page's
+# write are pooled as well, and only those four lines change.
+run --with-writes "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/both.toml" "${calls[@]}" >"$tmp/log" 2>&1 ||
+  { cat "$tmp/log"; fail "pooling both sides refused good calls"; }
+python3 - "$tmp/log" <<'PY' || fail "unexpected write fits: $(cat "$tmp/log")"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+calls = r["calls"]
+assert [c["write_fault_ns"] for c in calls] == [35732, 37808], calls
+assert [c["faulted_page_write_ns"] for c in calls] == [368, 323], calls
+for c in calls:
+    assert abs(c["reference_write_fault_ns"] - c["write_fault_ns"] / c["cpu_fault_factor"]) <= 1, c
+want = round((calls[0]["reference_write_fault_ns"] + calls[1]["reference_write_fault_ns"]) / 2)
+m = r["medians_ns"]
+assert m["cpu.fault_cost"] == want and m["cpu.faulted_page_write_cost"] == 346, m
+assert m["cpu.faulted_page_read_cost"] == 318, m
+PY
+[[ $(diff "$tmp/in.toml" "$tmp/both.toml" | grep -c '^>') == 4 ]] || fail "with writes, other lines changed: $(diff "$tmp/in.toml" "$tmp/both.toml")"
+grep -q '^faulted_page_write_cost = "346ns" *# ' "$tmp/both.toml" || fail "faulted page write not written with its comment"
+grep -v '^faulted_page_write_cost' "$tmp/in.toml" >"$tmp/nowritepage.toml"
+run --with-writes "$tmp/nowritepage.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out3.toml" "${calls[0]}" >"$tmp/log" 2>&1 ||
+  { cat "$tmp/log"; fail "a profile without the faulted-page write key refused"; }
+python3 -c 'import sys, tomllib; c = tomllib.load(open(sys.argv[1], "rb"))["cpu"]; assert c["faulted_page_write_cost"] == "368ns", c' "$tmp/out3.toml" ||
+  fail "faulted-page write key not added to [cpu]"
+rm -f "$tmp/both.toml" "$tmp/out3.toml"
+
 # Bad inputs: each refused with a message naming what is wrong, nothing written.
 rm -f "$tmp/out.toml"
 refused "a call without a colon" "expected CALIBRATION_DIR:PROBE_DIR" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "profiles/raw"
@@ -51,6 +78,8 @@ mkdir -p "$tmp/badprobe" && echo 'not json' >"$tmp/badprobe/r1.json"
 refused "a broken probe run" "host_rescale.py on .*badprobe failed" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[0]%%:*}:$tmp/badprobe"
 grep -v '^read_fault_cost' "$tmp/in.toml" >"$tmp/nokey.toml"
 refused "a profile without the read fault" "no cpu.read_fault_cost key" "$tmp/nokey.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[@]}"
+grep -v '^fault_cost' "$tmp/in.toml" >"$tmp/nowrite.toml"
+refused "a profile without the write fault, with writes" "no cpu.fault_cost key" --with-writes "$tmp/nowrite.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[@]}"
 refused "OUT naming an input" "is the input" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/in.toml" "${calls[@]}"
 refused "no calls" "usage:" "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml"
 cmp -s "$profile" "$tmp/in.toml" || fail "the input was changed"

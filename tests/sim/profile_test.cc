@@ -144,11 +144,12 @@ TEST(Profile, DefaultIsTheCalibratedH200) {
   EXPECT_DOUBLE_EQ(p.gpu_access_gbps, 4976);
   EXPECT_EQ(p.gpu_access_unit, 64u);
   EXPECT_EQ(p.gpu_launch_ns, 5776u);
-  // traces/probe/cpu_faults.umt word and page reads, pooled over sessions 42-91's 22 calibrations
-  // (hip_backend/pool_cpu_read_faults.py); the write side keeps the resident page's cost.
+  // traces/probe/cpu_faults.umt word and page reads and writes, pooled over sessions 42-91's 22
+  // calibrations (hip_backend/pool_cpu_read_faults.py --with-writes).
   EXPECT_EQ(p.cpu_read_fault_cost(), 32960u);
   EXPECT_EQ(p.cpu_faulted_read_ns, std::optional<Nanos>(398));
-  EXPECT_FALSE(p.cpu_faulted_write_ns.has_value());
+  EXPECT_EQ(p.cpu_fault_ns, 54636u);
+  EXPECT_EQ(p.cpu_faulted_write_ns, std::optional<Nanos>(422));
   EXPECT_EQ(p.cpu_read_access_ns(), 652u);    // the "resident_read" phase
   EXPECT_EQ(p.cpu_touch_ns(false, 1), 76u);   // one line read: the "cpu_words" runs
   ASSERT_FALSE(p.calibrated_on.empty());
