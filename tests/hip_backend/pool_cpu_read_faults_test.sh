@@ -18,17 +18,27 @@ done
 cp "$profile" "$tmp/in.toml"
 run "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/out.toml" "${calls[@]}" >"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; fail "pooling refused good calls"; }
-python3 - "$tmp/log" <<'PY' || fail "unexpected fits: $(cat "$tmp/log")"
+# pooled SIDE FAULT_KEY PAGE_KEY FAULTS PAGES PAGE_MEDIAN: the report of the last
+# run ($tmp/log) has each call's fit of SIDE (FAULTS, PAGES: comma-separated ns),
+# its reference fault (the fit over the call's CPU factor), and the medians.
+pooled() {
+  python3 - "$tmp/log" "$@" <<'PY' || fail "unexpected $1 fits: $(cat "$tmp/log")"
 import json, sys
-r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+log, side, fault_key, page_key, faults, pages, page_median = sys.argv[1:]
+r = json.loads(open(log).read().splitlines()[-1])
 calls = r["calls"]
-assert [c["read_fault_ns"] for c in calls] == [16422, 19977], calls
-assert [c["faulted_page_read_ns"] for c in calls] == [292, 345], calls
+assert [c[f"{side}_fault_ns"] for c in calls] == [int(x) for x in faults.split(",")], calls
+assert [c[f"faulted_page_{side}_ns"] for c in calls] == [int(x) for x in pages.split(",")], calls
 for c in calls:  # the reference value is the fit over the call's CPU factor
-    assert abs(c["reference_read_fault_ns"] - c["read_fault_ns"] / c["cpu_fault_factor"]) <= 1, c
-want = round((calls[0]["reference_read_fault_ns"] + calls[1]["reference_read_fault_ns"]) / 2)
-assert r["medians_ns"] == {"cpu.read_fault_cost": want, "cpu.faulted_page_read_cost": 318}, r["medians_ns"]
+    assert abs(c[f"reference_{side}_fault_ns"] - c[f"{side}_fault_ns"] / c["cpu_fault_factor"]) <= 1, c
+want = round((calls[0][f"reference_{side}_fault_ns"] + calls[1][f"reference_{side}_fault_ns"]) / 2)
+m = r["medians_ns"]
+assert m[fault_key] == want and m[page_key] == int(page_median), m
 PY
+}
+pooled read cpu.read_fault_cost cpu.faulted_page_read_cost 16422,19977 292,345 318
+python3 -c 'import json,sys; m = json.loads(open(sys.argv[1]).read().splitlines()[-1])["medians_ns"]; assert len(m) == 2, m' "$tmp/log" ||
+  fail "without --with-writes more than the read side pooled: $(cat "$tmp/log")"
 want=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["medians_ns"]["cpu.read_fault_cost"])' "$tmp/log")
 grep -q "^read_fault_cost = \"${want}ns\" *# " "$tmp/out.toml" || fail "read fault not written with its comment"
 grep -q '^faulted_page_read_cost = "318ns"' "$tmp/out.toml" || fail "faulted page read not written"
@@ -45,19 +55,8 @@ python3 -c 'import sys, tomllib; c = tomllib.load(open(sys.argv[1], "rb"))["cpu"
 # write are pooled as well, and only those four lines change.
 run --with-writes "$tmp/in.toml" "$umsim" "$probe_trace" "$fault_trace" "$tmp/both.toml" "${calls[@]}" >"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; fail "pooling both sides refused good calls"; }
-python3 - "$tmp/log" <<'PY' || fail "unexpected write fits: $(cat "$tmp/log")"
-import json, sys
-r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-calls = r["calls"]
-assert [c["write_fault_ns"] for c in calls] == [35732, 37808], calls
-assert [c["faulted_page_write_ns"] for c in calls] == [368, 323], calls
-for c in calls:
-    assert abs(c["reference_write_fault_ns"] - c["write_fault_ns"] / c["cpu_fault_factor"]) <= 1, c
-want = round((calls[0]["reference_write_fault_ns"] + calls[1]["reference_write_fault_ns"]) / 2)
-m = r["medians_ns"]
-assert m["cpu.fault_cost"] == want and m["cpu.faulted_page_write_cost"] == 346, m
-assert m["cpu.faulted_page_read_cost"] == 318, m
-PY
+pooled write cpu.fault_cost cpu.faulted_page_write_cost 35732,37808 368,323 346
+pooled read cpu.read_fault_cost cpu.faulted_page_read_cost 16422,19977 292,345 318
 [[ $(diff "$tmp/in.toml" "$tmp/both.toml" | grep -c '^>') == 4 ]] || fail "with writes, other lines changed: $(diff "$tmp/in.toml" "$tmp/both.toml")"
 grep -q '^faulted_page_write_cost = "346ns" *# ' "$tmp/both.toml" || fail "faulted page write not written with its comment"
 grep -v '^faulted_page_write_cost' "$tmp/in.toml" >"$tmp/nowritepage.toml"
