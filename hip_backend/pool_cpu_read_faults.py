@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Pools the CPU's read-fault path on GPU-held pages over many calls' calibrations.
+"""Pools the CPU's fault path on GPU-held pages (its read side; with --with-writes its write side too) over many calls' calibrations.
 
 usage: pool_cpu_read_faults.py [--with-writes] PROFILE.toml UMSIM PROBE_TRACE CPU_FAULTS_TRACE OUT.toml CALIBRATION_DIR:PROBE_DIR [...]
 
