@@ -69,10 +69,9 @@ void Engine::notify_revocations(AllocSlot slot, std::uint64_t block, const PageM
     holders |= processor_bit(holder);
     return true;
   });
-  for (int code = 0; code < kProcessors; ++code) {
-    if (!(holders & (1u << code))) continue;
-    const Processor holder{static_cast<std::int16_t>(code)};
-    const RevocationNotice n{slot, block, by_holder[code], holder, now};
+  for (ProcessorMask m = holders; m; m &= static_cast<ProcessorMask>(m - 1)) {
+    const Processor holder = first_processor(m);
+    const RevocationNotice n{slot, block, by_holder[holder.code], holder, now};
     for (int level = 0; level < (holder.is_cpu() ? 1 : 2); ++level) {
       const ThrashingResponse r = thrashing_->on_revocation(n);
       if (any_page(r.detected)) counters().thrashing_events += count_pages(r.detected);

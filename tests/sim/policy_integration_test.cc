@@ -246,14 +246,22 @@ class PinWhereResident : public ThrashingPolicy {
   FaultNotice last;
 };
 
+// Installs a new Policy as `p`'s thrashing policy and keeps a pointer to it,
+// for a test to read what it was told while the engine owns it.
+template <typename Policy>
+Policy* install_thrashing(EnginePolicies& p) {
+  auto policy = std::make_unique<Policy>();
+  Policy* kept = policy.get();
+  p.thrashing = std::move(policy);
+  return kept;
+}
+
 // The hint acts on the fault it is given for: the CPU wrote A, so the GPU's
 // first fault on it is answered "pinned on the CPU" and maps it remotely, with
 // no migration at all (the driver decides before servicing the fault).
 TEST(ThrashingEnforcement, AHintAppliesToTheFaultBeingServiced) {
   EnginePolicies p;
-  auto policy = std::make_unique<PinWhereResident>();
-  PinWhereResident* seen = policy.get();
-  p.thrashing = std::move(policy);
+  PinWhereResident* seen = install_thrashing<PinWhereResident>(p);
   Engine engine(options_for(round_profile()), std::move(p));
   trace::MemoryTraceReader reader(
       TraceBuilder().alloc("A", 4_KiB).cpu_write("A").kernel("k", 0, 0).read("A").end().sync().build());
@@ -291,9 +299,7 @@ class EventLog : public ThrashingPolicy {
 // (one naming the CPU). Every migration is flagged ReadMostly.
 TEST(ThrashingEnforcement, ReadDuplicationRevokesTheSoleHoldersWrite) {
   EnginePolicies p;
-  auto policy = std::make_unique<EventLog>();
-  EventLog* seen = policy.get();
-  p.thrashing = std::move(policy);
+  EventLog* seen = install_thrashing<EventLog>(p);
   Engine engine(options_for(round_profile()), std::move(p));
   trace::MemoryTraceReader reader(TraceBuilder()
                                       .alloc("A", 4_KiB)
