@@ -117,7 +117,7 @@ nlohmann::ordered_json replay_config(const Args& a, bool counters) {
   config["backend"] = "umsim-hip";
   config["safe_fraction"] = a.safe_fraction;
   config["page_access"] = "one warp per 4 KiB page, whole page read or written";
-  config["streams"] = "one non-blocking stream per trace stream id";
+  config["streams"] = "one non-blocking stream per trace stream id, all created before the timed replay";
   config["phase_boundaries"] = "device synchronized at each phase marker";
   config["passes"] = counters ? "times from a pass without UM counters, counters from a second pass" : "one pass, no UM counters";
   config["excluded_from_times"] = "host time inside allocation and free calls";
