@@ -80,16 +80,31 @@ def main():
     with open(profile) as f:
         text = f.read()
     with tempfile.TemporaryDirectory() as tmp:
+        def gap_with(key):
+            return simulate(umsim, trace, with_keys(text, {QUEUED: key, TO_CPU: 0}), tmp, "base")
         # The gap follows the key one for one once the call holds the host
-        # past the running kernel's start (with no hold the later launch
-        # would reach the GPU first, host.launch_gap): simulated with the
-        # hardware's gap as the key, then moved by what is left.
+        # past the running kernel's start and past the earliest start of a
+        # kernel on another stream (host.other_stream_launch_gap); below, it
+        # does not move. Simulated with the hardware's gap as the key, moved
+        # by what is left, and where that lands where the gap does not
+        # follow, the least key that gives the hardware's gap (bisection; 0
+        # where the model's gap is that long without the key).
         trial = round(hw_gap)
-        sim_gap, sim_to_cpu, pages = simulate(umsim, trace, with_keys(text, {QUEUED: trial, TO_CPU: 0}), tmp, "base")
+        sim_gap, sim_to_cpu, pages = gap_with(trial)
         if pages == 0:
             fail(f"{trace}: the simulator moves no pages to the CPU in its to_cpu phase")
-        fitted = {QUEUED: round(max(0, trial + hw_gap - sim_gap)),
-                  TO_CPU: round(max(0, (hw_to_cpu - sim_to_cpu) / pages))}
+        key = round(max(0, trial + hw_gap - sim_gap))
+        if gap_with(key)[0] != round(hw_gap) and gap_with(0)[0] < hw_gap:
+            low, high = 0, max(key, 1)
+            while gap_with(high)[0] < hw_gap:
+                low, high = high, high * 2
+            while high - low > 1:
+                mid = (low + high) // 2
+                low, high = (mid, high) if gap_with(mid)[0] < hw_gap else (low, mid)
+            key = high
+        elif gap_with(0)[0] >= hw_gap:
+            key = 0
+        fitted = {QUEUED: key, TO_CPU: round(max(0, (hw_to_cpu - sim_to_cpu) / pages))}
         updated = with_keys(text, fitted)
         check_gap, check_to_cpu, _ = simulate(umsim, trace, updated, tmp, "fitted")
     tmp_out = out + ".tmp"

@@ -224,7 +224,7 @@ void Engine::dispatch(const Event& e) {
     case EventKind::kAlloc: return on_alloc(e);
     case EventKind::kFree: return on_free(e);
     case EventKind::kKernelBegin:
-      if (const Nanos t = launch_not_before(checked_gpu(e.processor, "kernel")); t > 0)
+      if (const Nanos t = launch_not_before(checked_gpu(e.processor, "kernel"), e.stream); t > 0)
         stream_ready(e.stream) = std::max(stream_ready(e.stream), t);
       return on_kernel_begin(e);
     case EventKind::kKernelEnd: return on_kernel_end();
@@ -469,7 +469,7 @@ Nanos Engine::all_streams_done() const {
   return t;
 }
 
-Nanos Engine::launch_not_before(int gpu) {
+Nanos Engine::launch_not_before(int gpu, trace::StreamId stream) {
   GpuState& g = gpus_[static_cast<std::size_t>(gpu)];
   // Idle as begin_kernel judges it, at the launch call: no kernel running or
   // launched within gpu.idle_start_after (the H200's first launch after host
@@ -488,6 +488,15 @@ Nanos Engine::launch_not_before(int gpu) {
   if (gap == 0) return 0;
   // A launch does not overtake the one before it on its way to the GPU.
   g.launch_reaches = std::max(host_now_ + gap, g.launch_reaches);
+  if (idle) {
+    g.idle_launch_stream = stream;
+    g.idle_launch_reaches = g.launch_reaches;
+  } else if (stream != g.idle_launch_stream) {
+    // Another stream's kernel, launched right after it, starts tens of
+    // microseconds after it on the H200 and the H100 (docs/model.md, the cost
+    // table's "kernel on another stream").
+    g.launch_reaches = std::max(g.launch_reaches, g.idle_launch_reaches + profile_.other_stream_launch_gap_ns);
+  }
   return g.launch_reaches;
 }
 
@@ -565,6 +574,9 @@ Nanos Engine::kernel_end_time() {
     end -= static_cast<Nanos>(profile_.gpu_fault_compute_overlap *
                               static_cast<double>(std::min(stall, access_ns + kernel_.compute)));
   }
+  // Its compute last; slower while the GPU services another kernel's faults.
+  kernel_.compute_from = end - kernel_.compute;
+  end = compute_end_beside_faults(gpus_[static_cast<std::size_t>(kernel_.gpu)], kernel_.compute_from, kernel_.compute);
   end += profile_.gpu_launch_ns + kernel_.idle_start;
   return end;
 }
@@ -576,12 +588,17 @@ void Engine::kernel_finished(Nanos end) {
   g.kernels_done = std::max(g.kernels_done, end);
 }
 
-void Engine::on_kernel_end() {
+void Engine::on_kernel_end() { end_kernel_at(close_kernel()); }
+
+Nanos Engine::close_kernel() {
   if (!kernel_.open) throw SimulationError("kernel_end without an open kernel");
   service_fault_batch();
+  kernel_counters_.accesses = access_seq_ - kernel_first_seq_;
+  return kernel_end_time();
+}
+
+void Engine::end_kernel_at(Nanos end) {
   Counters& c = kernel_counters_;
-  c.accesses = access_seq_ - kernel_first_seq_;
-  const Nanos end = kernel_end_time();
   kernel_finished(end);
   c.stall_ns = kernel_.now - kernel_.start;
   c.time_ns = end - kernel_.start;

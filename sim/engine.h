@@ -115,6 +115,11 @@ class Engine {
   Bytes chunk_bytes() const { return chunk_bytes_; }
 
  private:
+  // A stretch of simulated time, [start, end).
+  struct TimeSpan {
+    Nanos start = 0;
+    Nanos end = 0;
+  };
   struct GpuState {
     GpuState(std::uint32_t chunks, const HardwareProfile& p, std::uint32_t* link_slowdowns)
         : memory(chunks),
@@ -140,10 +145,22 @@ class Engine {
     // keeps the GPU from counting as idle, and launches reach the GPU in order.
     std::optional<Nanos> launch_issued;
     Nanos launch_reaches = 0;
+    // The kernel launch that found the GPU idle: its stream and start
+    // (host.other_stream_launch_gap).
+    trace::StreamId idle_launch_stream = 0;
+    Nanos idle_launch_reaches = 0;
     // Pages (alloc << 40 | page) another GPU's fault service took from this
     // GPU while its kernels ran: their next touch by those kernels counts as
     // done (note_served_pages). Emptied when the last running kernel ends.
     std::unordered_set<std::uint64_t> served;
+    // When the batch being serviced (or the last one) started: a kernel that
+    // begins computing while it runs counts the batch (begin_computing).
+    Nanos fault_busy_from = 0;
+    // Kernels whose accesses are done and whose compute may still be slowed by
+    // this GPU's fault service (gpu.compute_beside_faults), and the service's
+    // spans since the first of them began computing, in time order.
+    std::uint32_t kernels_computing = 0;
+    std::vector<TimeSpan> fault_spans;
   };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
@@ -179,6 +196,10 @@ class Engine {
   void begin_kernel(const std::string& name, int gpu, trace::StreamId stream, Nanos compute);
   // The open kernel's end time once its faults are serviced (advances kernel_.now by its remote traffic).
   Nanos kernel_end_time();
+  // on_kernel_end's two halves: the open kernel's end as far as known now
+  // (its faults serviced), and its results once that end is final.
+  Nanos close_kernel();
+  void end_kernel_at(Nanos end);
   void kernel_finished(Nanos end);  // the open kernel's GPU is free of it at `end`
   void on_sync(const trace::Event& e);
   void on_event_record(const trace::Event& e);
@@ -362,6 +383,13 @@ class Engine {
     const Nanos cold = profile_.fault_cold_start_ns != 0 ? cold_start_share(gpu, free) : 0;
     gpu.serviced_faults = true;
     return free + (wakes ? profile_.fault_wakeup_ns : 0) + cold;
+  }
+  // A batch serviced on `gpu` from `start` until kernel_.now: its servicer is
+  // busy until then, and kernels computing beside it note the span.
+  void fault_service_ran(GpuState& gpu, Nanos start) {
+    gpu.fault_busy_from = start;
+    gpu.fault_engine_free = kernel_.now;
+    if (gpu.kernels_computing != 0) [[unlikely]] gpu.fault_spans.push_back({start, kernel_.now});
   }
   // The coldness part of start_fault_batch for a batch starting at `free`
   // (it updates gpu.cold_left); fault_service.cc.
@@ -758,9 +786,11 @@ class Engine {
   bool launch_after_memset_ = false;
   // The earliest start of a kernel issued now on `gpu`: the host's launch cost
   // after a managed memset, else its launch gap (host.launch_gap, or
-  // host.idle_launch_gap on a GPU idle for gpu.idle_start_after); 0 where
-  // the profile has none (no bound beyond host and stream time).
-  Nanos launch_not_before(int gpu);
+  // host.idle_launch_gap on a GPU idle for gpu.idle_start_after), and for
+  // a kernel on `stream` beside the one that found the GPU idle on another,
+  // host.other_stream_launch_gap after that one; 0 where the profile has no
+  // launch gaps (no bound beyond host and stream time).
+  Nanos launch_not_before(int gpu, trace::StreamId stream);
   // Where the host is once a sync that waits for work ending at `awaited`
   // returns (host.sync_return_cost, host.sync_call_cost).
   Nanos sync_returns(Nanos awaited) const {
@@ -809,6 +839,16 @@ class Engine {
   }
   void start_kernel(StreamActor& a);
   void finish_kernel(StreamActor& a);
+  // compute_beside_faults.cc: a kernel's compute while its GPU services
+  // another kernel's faults (gpu.compute_beside_faults).
+  // Whether the open kernel, its accesses done, waits before it ends: its
+  // compute could still be slowed by faults of work not replayed yet.
+  bool compute_may_slow(const StreamActor& a) const;
+  void begin_computing(StreamActor& a, Nanos end);
+  // The end of `compute` of work begun at `from` on `gpu`, with the fault
+  // service's spans known now.
+  Nanos compute_end_beside_faults(const GpuState& gpu, Nanos from, Nanos compute) const;
+  void end_computing(GpuState& gpu);
   void swap_in(StreamActor& a);
   void swap_out();
   void batches_done(StreamActor& a);

@@ -134,7 +134,7 @@ void Engine::service_single_fault(AllocSlot slot, std::uint64_t page) {
   ++kernel_counters_.fault_batches;
   const std::uint64_t block = page / kPagesPerBlock;
   service_page(slot, block, static_cast<std::uint32_t>(page % kPagesPerBlock));
-  gpu.fault_engine_free = kernel_.now;
+  fault_service_ran(gpu, batch_start);
   after_fault_copies();
   mark_ready(slot, block, batch_start);
 }
@@ -209,7 +209,7 @@ void Engine::service_fault_batch() {
     for (std::uint32_t e = 0; e < unique; ++e) faulted.set(entries[e].key % kPagesPerBlock);
     service_block(slot, block, faulted, unique, /*quiet_tried=*/unique <= kShortPathPages);
   }
-  gpu.fault_engine_free = kernel_.now;
+  fault_service_ran(gpu, batch_start);
   after_fault_copies();
   // mark_ready for every run, with latest_ready_ raised once.
   const Nanos end = kernel_.now;

@@ -151,7 +151,7 @@ template <bool kCostless>
                                                            batch_start + (kCostless ? 0 : profile_.fault_batch_ns));
 
   // service_single_fault's end: the fault engine is free, the page lands.
-  gpu.fault_engine_free = kernel_.now;
+  fault_service_ran(gpu, batch_start);
   after_fault_copies();
   note_in_flight(a.blocks[page / kPagesPerBlock], batch_start, kernel_.now, kernel_bit_);
   update_plain_hits();

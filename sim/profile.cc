@@ -273,7 +273,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("gpu"), "gpu", source);
     t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_window", "fill_lanes", "access_unit", "access_cost",
-            "rmw_cost", "launch_cost", "idle_start_cost", "idle_start_after", "fault_compute_overlap"});
+            "rmw_cost", "launch_cost", "idle_start_cost", "idle_start_after", "fault_compute_overlap",
+            "compute_beside_faults"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
@@ -289,6 +290,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("idle_start_cost")) p.gpu_idle_start_ns = t.duration("idle_start_cost");
     if (t.has("idle_start_after")) p.gpu_idle_after_ns = t.duration("idle_start_after");
     if (t.has("fault_compute_overlap")) p.gpu_fault_compute_overlap = t.fraction("fault_compute_overlap", 1.0);
+    if (t.has("compute_beside_faults")) p.gpu_compute_beside_faults = t.fraction("compute_beside_faults", 1.0);
     t.finish();
   }
   {
@@ -408,7 +410,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
             "pageable_to_host_call_cost", "pageable_cached_copy_gbps", "pageable_cache_bytes",
-            "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "sync_return_cost", "sync_call_cost",
+            "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "other_stream_launch_gap", "sync_return_cost", "sync_call_cost",
             "free_call_cost", "free_gpu_block_cost",
             "advise_call_cost", "advise_read_mostly_page_cost", "advise_accessed_by_page_cost",
             "advise_preferred_page_cost"});
@@ -426,6 +428,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("launch_after_memset_cost")) p.launch_after_memset_ns = t.duration("launch_after_memset_cost");
     if (t.has("launch_gap")) p.launch_gap_ns = t.duration("launch_gap");
     if (t.has("idle_launch_gap")) p.idle_launch_gap_ns = t.duration("idle_launch_gap");
+    if (t.has("other_stream_launch_gap")) p.other_stream_launch_gap_ns = t.duration("other_stream_launch_gap");
     if (t.has("sync_return_cost")) p.sync_return_ns = t.duration("sync_return_cost");
     if (t.has("sync_call_cost")) p.sync_call_ns = t.duration("sync_call_cost");
     if (t.has("free_call_cost")) p.free_call_ns = t.duration("free_call_cost");
@@ -494,6 +497,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.gpu_fill_lanes) j["gpu"]["fill_lanes"] = p.gpu_fill_lanes;
   if (p.gpu_access_window) j["gpu"]["access_window"] = p.gpu_access_window;
   if (p.gpu_rmw_ns > 0) j["gpu"]["rmw_cost_ns"] = p.gpu_rmw_ns;
+  if (p.gpu_compute_beside_faults != 1) j["gpu"]["compute_beside_faults"] = p.gpu_compute_beside_faults;
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   if (p.link_sharing.on) {  // absent otherwise: the resolved configuration of a profile without it is unchanged
     j["copy_engines"]["fault_share"] = p.link_sharing.fault_share;
@@ -559,6 +563,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
   if (p.launch_gap_ns) j["host"]["launch_gap_ns"] = p.launch_gap_ns;
   if (p.idle_launch_gap_ns) j["host"]["idle_launch_gap_ns"] = p.idle_launch_gap_ns;
+  if (p.other_stream_launch_gap_ns) j["host"]["other_stream_launch_gap_ns"] = p.other_stream_launch_gap_ns;
   if (p.sync_return_ns) j["host"]["sync_return_cost_ns"] = p.sync_return_ns;
   if (p.sync_call_ns) j["host"]["sync_call_cost_ns"] = p.sync_call_ns;
   if (p.free_call_ns) j["host"]["free_call_cost_ns"] = p.free_call_ns;

@@ -78,6 +78,10 @@ struct HardwareProfile {
   // that did not fault keep running); the kernel ends that much earlier, at
   // most by its fault stall. 0 (the default): work follows the stalls.
   double gpu_fault_compute_overlap = 0;
+  // [gpu] compute_beside_faults: the rate (0..1) at which a kernel's compute
+  // runs while its GPU services another kernel's faults; 1 (the default): as
+  // fast as alone (sim/compute_beside_faults.cc).
+  double gpu_compute_beside_faults = 1;
 
   // [copy_engines]: concurrent copies per link direction.
   int copy_engines_h2d = 1;
@@ -348,6 +352,10 @@ struct HardwareProfile {
   // idle for longer. 0 unless given.
   Nanos launch_gap_ns = 0;
   Nanos idle_launch_gap_ns = 0;
+  // [host] other_stream_launch_gap: a kernel launched on another stream than
+  // the kernel that found its GPU idle starts at least this long after that
+  // kernel, however soon it was launched. 0 unless given.
+  Nanos other_stream_launch_gap_ns = 0;
   // [host] sync_return_cost: host time from the end of the work a sync waits
   // for to the sync's return; sync_call_cost: a sync with nothing left to wait
   // for. 0 unless given.

@@ -26,6 +26,7 @@ struct KernelState {
   Nanos start = 0;
   Nanos now = 0;        // kernel-local time: start + stalls so far
   Nanos compute = 0;
+  Nanos compute_from = 0;  // when its compute begins, its accesses done (kernel_end_time)
   Nanos idle_start = 0;  // gpu.idle_start_cost where it started on an idle GPU
   // Interleaved slices its range accesses sweep (gpu.access_lanes; a managed
   // memset's fill kernel: gpu.fill_lanes).
@@ -87,6 +88,10 @@ struct StreamActor {
   Counters counters;
   std::uint64_t accesses = 0;   // page accesses replayed so far
   bool waits_for_batch = false; // has entries in its GPU's open fault batch
+  // Its kernel's accesses are done and its compute runs until `ends_at` as far
+  // as the faults replayed so far tell (gpu.compute_beside_faults).
+  bool computing = false;
+  Nanos ends_at = 0;
 };
 
 }  // namespace umsim::sim

@@ -66,7 +66,7 @@ void Engine::issue_stream_work(const Event& e) {
   switch (e.kind) {
     case EventKind::kKernelBegin:
       w.kind = StreamWorkKind::kKernel;
-      w.not_before = launch_not_before(checked_gpu(e.processor, "kernel"));
+      w.not_before = launch_not_before(checked_gpu(e.processor, "kernel"), e.stream);
       w.first = w.end = window_base_ + window_.size();
       w.result_index = result_.kernels.size();
       result_.kernels.emplace_back();  // filled when it ends: results stay in launch order
@@ -147,6 +147,7 @@ bool Engine::blocked(const StreamActor& a) const {
 
 Nanos Engine::actor_time(const StreamActor& a) const {
   const StreamWork& w = a.queue.front();
+  if (a.computing) return a.ends_at;
   if (a.running) {
     const KernelState& k = current_ == &a ? kernel_ : a.kernel;
     const std::uint64_t accesses = current_ == &a ? access_seq_ - kernel_first_seq_ : a.accesses;
@@ -278,10 +279,34 @@ void Engine::start_kernel(StreamActor& a) {
   swapped_in_batches_ = 0;
 }
 
+// A kernel whose accesses are done ends, or, where another stream's work may
+// still fault beside its compute, computes until the replay reaches its end
+// (compute_beside_faults.cc): the scheduler takes it again at that time and
+// ends it there unless faults replayed meanwhile moved its end later.
 void Engine::finish_kernel(StreamActor& a) {
   kernel_result_slot_ = a.queue.front().result_index;
   try {
-    on_kernel_end();
+    Nanos end;
+    if (!a.computing) {
+      end = close_kernel();
+      if (compute_may_slow(a)) {
+        begin_computing(a, end);
+        kernel_result_slot_ = SIZE_MAX;
+        return;
+      }
+    } else {
+      GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
+      end = compute_end_beside_faults(gpu, kernel_.compute_from, kernel_.compute) + profile_.gpu_launch_ns +
+            kernel_.idle_start;
+      if (end > a.ends_at) {
+        a.ends_at = end;
+        kernel_result_slot_ = SIZE_MAX;
+        return;
+      }
+      a.computing = false;
+      end_computing(gpu);
+    }
+    end_kernel_at(end);
   } catch (const SimulationError& err) {
     throw SimulationError(fmt::format("kernel '{}' on stream {}: {}", kernel_.name, a.stream, err.what()));
   }

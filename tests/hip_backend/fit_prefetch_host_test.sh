@@ -4,7 +4,10 @@
 # after the running one, the move of 256 MiB to the CPU 17.91 ms: medians of
 # three; the key comes out 17.2 us above the gap: the running kernel, the
 # first on an idle GPU, starts host.idle_launch_gap after its call, the later
-# one host.launch_gap after the queued call returns), and its bad inputs.
+# one host.launch_gap after the queued call returns; the profile's
+# host.other_stream_launch_gap alone gives 43.4 us, below which the key does
+# not move the gap, so the fit searches for the least key that gives 44.0),
+# and its bad inputs.
 set -uo pipefail
 fit=$1 tune=$2 profile=$3 umsim=$4 trace=$5
 shift 5
@@ -25,6 +28,21 @@ r = json.loads(open(sys.argv[1]).read())
 assert r["sim_gap_ns"] == r["hw_gap_ns"], r
 assert abs(r["sim_to_cpu_ns"] - r["hw_to_cpu_ns"]) <= 2e-3 * r["hw_to_cpu_ns"], r
 PY
+# Runs whose later kernel started 30 us after the running one, less than the
+# profile's other-stream gap alone gives: the key is 0.
+python3 - "$tmp" "${runs[@]}" <<'PY' || fail "could not write the shifted runs"
+import json, sys
+tmp = sys.argv[1]
+for n, path in enumerate(sys.argv[2:]):
+    run = json.load(open(path))
+    starts = {k["name"]: k["start_ns"] for k in run["kernels"]}
+    for k in run["kernels"]:
+        if k["name"] == "tiny":
+            k["start_ns"] = starts["spin"] + 30000
+    json.dump(run, open(f"{tmp}/short{n}.json", "w"))
+PY
+run "$tmp/in.toml" "$umsim" "$trace" "$tmp/short.toml" "$tmp"/short*.json >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "fit refused short-gap runs"; }
+grep -q '"prefetch.queued_call_cost": 0,' "$tmp/log" || fail "expected a key of 0 in: $(cat "$tmp/log")"
 # A profile without the keys gets them added to its [prefetch] table.
 grep -v '^queued_call_cost\|^to_cpu_page_cost' "$tmp/in.toml" >"$tmp/nokeys.toml"
 run "$tmp/nokeys.toml" "$umsim" "$trace" "$tmp/out2.toml" "${runs[@]}" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "a profile without the keys refused"; }

@@ -343,6 +343,35 @@ TEST(Profile, FaultComputeOverlapIsAFraction) {
         << bad << ": " << error_of(with(bad));
 }
 
+// gpu.compute_beside_faults: 1 (compute as fast as alone) unless given; a
+// fraction from 0 to 1, in the resolved configuration only where set.
+TEST(Profile, ComputeBesideFaultsIsAFraction) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(plain.gpu_compute_beside_faults, 1.0);
+  EXPECT_FALSE(to_json(plain)["gpu"].contains("compute_beside_faults"));
+  const auto with = [&](const std::string& v) {
+    return replace(good_profile(), "peer_access = true\n", "peer_access = true\ncompute_beside_faults = " + v + "\n");
+  };
+  EXPECT_EQ(parse_profile(with("0.64"), "p.toml").gpu_compute_beside_faults, 0.64);
+  EXPECT_EQ(parse_profile(with("0"), "p.toml").gpu_compute_beside_faults, 0.0);
+  EXPECT_EQ(to_json(parse_profile(with("0.64"), "p.toml"))["gpu"]["compute_beside_faults"], 0.64);
+  for (const char* bad : {"1.5", "-0.1", "\"slow\""})
+    EXPECT_NE(error_of(with(bad)).find("'gpu.compute_beside_faults' must be a number from 0 to 1"), std::string::npos)
+        << bad << ": " << error_of(with(bad));
+}
+
+// host.other_stream_launch_gap: an optional duration, 0 unless given.
+TEST(Profile, OtherStreamLaunchGapIsAnOptionalDuration) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_EQ(plain.other_stream_launch_gap_ns, 0u);
+  EXPECT_FALSE(to_json(plain)["host"].contains("other_stream_launch_gap_ns"));
+  const std::string with =
+      replace(good_profile(), "pageable_copy_gbps = 15.0\n", "pageable_copy_gbps = 15.0\nother_stream_launch_gap = \"43us\"\n");
+  EXPECT_EQ(parse_profile(with, "p.toml").other_stream_launch_gap_ns, 43000u);
+  EXPECT_EQ(to_json(parse_profile(with, "p.toml"))["host"]["other_stream_launch_gap_ns"], 43000u);
+  EXPECT_EQ(error_of(replace(with, "\"43us\"", "-3")), "p.toml:44: 'host.other_stream_launch_gap' must not be negative");
+}
+
 // copy_engines.fault_share: absent, off (one timeline per direction, and the
 // resolved configuration without it); a share above 0 and at most 1.
 TEST(Profile, LinkSharingTakesTheFaultShare) {
