@@ -21,6 +21,7 @@ done
 umsim=$(mktemp -d)/umsim
 cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
 mkdir -p "$out/profiles" "$out/sim" "$out/hw" "$out/compare"
+read -ra replay_options <<<"$(backend_replay_options "$results")"  # the program the backend ran
 python3 hip_backend/host_rescale.py "$profile" "$umsim" traces/probe/host_fault_speed.umt "$out/call.toml" \
   "$results"/probe/*.json >"$out/call.rescale.json"
 for trace in "$traces"/*.umt; do
@@ -33,7 +34,7 @@ for trace in "$traces"/*.umt; do
     python3 hip_backend/process_profile.py "$out/call.toml" "$host" "$out/profiles/$name.r$rep.toml" \
       "$results"/host/*.json >/dev/null
     "$umsim" replay "$trace" --profile "$out/profiles/$name.r$rep.toml" --json "$out/sim/$name.r$rep.json" -q \
-      --sync-at-phases  # the backend synchronises every device at each phase marker
+      "${replay_options[@]}"
   done
   python3 hip_backend/merge_reps.py "$out/sim/$name".r*.json >"$out/sim/$name.json"
   compare_with_hardware "$umsim" "$name" "$out/sim/$name.json" "$results" "$out"

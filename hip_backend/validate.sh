@@ -20,6 +20,7 @@ traces=${4:-traces/validation}
 umsim=$(mktemp -d)/umsim
 cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
 mkdir -p "$out/sim" "$out/hw" "$out/compare"
+read -ra replay_options <<<"$(backend_replay_options "$results")"  # the program the backend ran
 for trace in "$traces"/*.umt; do
   name=$(basename "$trace" .umt)
   if ! compgen -G "$results/$name.r*.json" >/dev/null; then
@@ -27,7 +28,7 @@ for trace in "$traces"/*.umt; do
     continue
   fi
   # The backend synchronises every device at each phase marker: replay the same program.
-  "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q --sync-at-phases
+  "$umsim" replay "$trace" --profile "$profile" --json "$out/sim/$name.json" -q "${replay_options[@]}"
   compare_with_hardware "$umsim" "$name" "$out/sim/$name.json" "$results" "$out"
 done
 python3 hip_backend/error_table.py "$out"/compare/*.compare.json >"$out/error_table.md"

@@ -214,6 +214,7 @@ void Engine::dispatch(const Event& e) {
     throw SimulationError(fmt::format("{} inside kernel '{}' (only GPU accesses and kernel_end may appear there)",
                                       trace::to_string(e.kind), open_kernel_name()));
   if (e.kind != EventKind::kPhase) phase_.any = true;
+  if (options_.streams_created_at_first_use) create_stream_at_first_use(e);
   if (e.kind == EventKind::kKernelBegin) end_held_prefetch(e.stream);
   if (e.kind == EventKind::kPrefetch && profile_.prefetch_queued_call_ns) return prefetch_call(e);
   if (timeline_) {
@@ -691,6 +692,8 @@ nlohmann::ordered_json Engine::resolved_config() const {
                   {"check_invariants", options_.check_invariants}};
   if (options_.warm_fault_service) j["options"]["warm_fault_service"] = true;
   if (options_.sync_at_phases) j["options"]["sync_at_phases"] = true;
+  if (options_.streams_created_at_first_use)
+    j["options"]["streams_created_at_first_use"] = {{"created_before_the_timing", *options_.streams_created_at_first_use}};
   for (auto it = options_.extra_config.begin(); it != options_.extra_config.end(); ++it) j[it.key()] = it.value();
   return j;
 }

@@ -83,6 +83,11 @@ struct EngineOptions {
   // results must run the same program (docs/hip_backend.md). Off by default: a
   // marker is a label, and the trace's own syncs decide when the host waits.
   bool sync_at_phases = false;
+  // Each (GPU, stream) pair but (gpu0, this stream) is created at the statement
+  // that first uses it, costing host.stream_create_cost of host time there: how
+  // umsim-hip replayed before session 103, for comparisons with results
+  // recorded then (sim/stream_creation.h). Unset: no stream costs anything.
+  std::optional<trace::StreamId> streams_created_at_first_use;
   // Extra resolved configuration (e.g. policy specs) copied into Result::config.
   nlohmann::ordered_json extra_config;
 };
@@ -204,6 +209,7 @@ class Engine {
   void on_sync(const trace::Event& e);
   void on_event_record(const trace::Event& e);
   void on_event_wait(const trace::Event& e);
+  void create_stream_at_first_use(const trace::Event& e);  // sim/stream_creation.cc
   void on_phase(const trace::Event& e);
   void close_phase();
   Nanos all_streams_done() const;
@@ -784,6 +790,8 @@ class Engine {
   // A managed memset ran since the last kernel launch: the next launch pays
   // profile_.launch_after_memset_ns of host time (launch_not_before).
   bool launch_after_memset_ = false;
+  // (GPU, stream) pairs created so far under options_.streams_created_at_first_use.
+  std::vector<std::pair<int, trace::StreamId>> created_streams_;
   // The earliest start of a kernel issued now on `gpu`: the host's launch cost
   // after a managed memset, else its launch gap (host.launch_gap, or
   // host.idle_launch_gap on a GPU idle for gpu.idle_start_after), and for

@@ -410,7 +410,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
             "pageable_to_host_call_cost", "pageable_cached_copy_gbps", "pageable_cache_bytes",
-            "launch_after_memset_cost", "launch_gap", "idle_launch_gap", "other_stream_launch_gap", "sync_return_cost", "sync_call_cost",
+            "launch_after_memset_cost", "stream_create_cost", "launch_gap", "idle_launch_gap", "other_stream_launch_gap", "sync_return_cost", "sync_call_cost",
             "free_call_cost", "free_gpu_block_cost",
             "advise_call_cost", "advise_read_mostly_page_cost", "advise_accessed_by_page_cost",
             "advise_preferred_page_cost"});
@@ -426,6 +426,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
     if (t.has("pageable_to_host_call_cost")) p.pageable_to_host_call_ns = t.duration("pageable_to_host_call_cost");
     if (t.has("launch_after_memset_cost")) p.launch_after_memset_ns = t.duration("launch_after_memset_cost");
+    if (t.has("stream_create_cost")) p.stream_create_ns = t.duration("stream_create_cost");
     if (t.has("launch_gap")) p.launch_gap_ns = t.duration("launch_gap");
     if (t.has("idle_launch_gap")) p.idle_launch_gap_ns = t.duration("idle_launch_gap");
     if (t.has("other_stream_launch_gap")) p.other_stream_launch_gap_ns = t.duration("other_stream_launch_gap");
@@ -561,6 +562,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
     j["host"]["pageable_cache_bytes"] = p.pageable_cache_bytes;
   }
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
+  if (p.stream_create_ns) j["host"]["stream_create_cost_ns"] = p.stream_create_ns;
   if (p.launch_gap_ns) j["host"]["launch_gap_ns"] = p.launch_gap_ns;
   if (p.idle_launch_gap_ns) j["host"]["idle_launch_gap_ns"] = p.idle_launch_gap_ns;
   if (p.other_stream_launch_gap_ns) j["host"]["other_stream_launch_gap_ns"] = p.other_stream_launch_gap_ns;

@@ -346,6 +346,11 @@ struct HardwareProfile {
   // managed memset starts (its own events do not see it; its phase does). 0
   // unless given.
   Nanos launch_after_memset_ns = 0;
+  // [host] stream_create_cost: host time of creating a stream, charged only by
+  // a replay with --streams-created-at-first-use (sim/stream_creation.h): at
+  // the statement that first uses each (GPU, stream) pair but the one created
+  // before the timing. 0 unless given.
+  Nanos stream_create_ns = 0;
   // [host] launch_gap / idle_launch_gap: host time from a kernel's launch call
   // to its start on the GPU (outside the kernel's own events, inside its
   // phase), on a GPU that ran a kernel within gpu.idle_start_after / on one

@@ -44,6 +44,17 @@ grep -q '"sync_at_phases"' "$tmp/label.json" && fail "sync_at_phases in the conf
 total_ns() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["time_ns"])' "$1"; }
 (( $(total_ns "$tmp/synced.json") > $(total_ns "$tmp/label.json") )) ||
   fail "--sync-at-phases did not hold the host at the marker"
+# --streams-created-at-first-use (results recorded before session 103): with
+# the H200 profile a memset on stream 0 then a kernel on stream 1 holds stream
+# 1's creation (host.stream_create_cost, 262615 ns) in the kernel's phase.
+printf 'umsim-trace 2\nalloc A 64MiB managed\nphase memset\nmemset A len=64MiB gpu=0\nphase kernel\nkernel k gpu=0 stream=1\n  w A len=64MiB\nend\nsync all\nend-of-trace\n' >"$tmp/streams.umt"
+expect_ok "$umsim" replay "$tmp/streams.umt" --profile profiles/h200-pcie5.toml --sync-at-phases --json "$tmp/made.json"
+expect_ok "$umsim" replay "$tmp/streams.umt" --profile profiles/h200-pcie5.toml --sync-at-phases \
+  --streams-created-at-first-use --json "$tmp/lazy.json"
+grep -q '"created_before_the_timing": 0' "$tmp/lazy.json" || fail "--streams-created-at-first-use not in the resolved config"
+phase_ns() { python3 -c 'import json,sys; print([p for p in json.load(open(sys.argv[1]))["phases"] if p["name"] == "kernel"][0]["counters"]["time_ns"])' "$1"; }
+(( $(phase_ns "$tmp/lazy.json") - $(phase_ns "$tmp/made.json") == 262615 )) ||
+  fail "--streams-created-at-first-use: the kernel's phase did not hold the stream's creation"
 
 # Bad input: clear messages, non-zero exit.
 expect_error "has 1 GPU(s)" "$umsim" replay "$examples/multi_gpu.umt"
