@@ -13,6 +13,11 @@ one) and to_cpu_page_cost at 0:
     queued_call_cost = trial + hw (tiny start - spin start) - sim (the same)
     to_cpu_page_cost = (hw to_cpu phase - sim to_cpu phase) / pages moved to the CPU
 
+Where the gap does not follow the key (host.other_stream_launch_gap holds the
+later kernel back further), queued_call_cost is instead the least key that
+gives the hardware's gap (bisection), and 0 where the model's gap is that long
+with no key.
+
 Keys set: prefetch.queued_call_cost, prefetch.to_cpu_page_cost (hardware: the
 median over the runs); added to the profile's [prefetch] table where absent.
 
@@ -94,7 +99,9 @@ def main():
         if pages == 0:
             fail(f"{trace}: the simulator moves no pages to the CPU in its to_cpu phase")
         key = round(max(0, trial + hw_gap - sim_gap))
-        if gap_with(key)[0] != round(hw_gap) and gap_with(0)[0] < hw_gap:
+        if gap_with(0)[0] >= hw_gap:
+            key = 0
+        elif gap_with(key)[0] != round(hw_gap):
             low, high = 0, max(key, 1)
             while gap_with(high)[0] < hw_gap:
                 low, high = high, high * 2
@@ -102,8 +109,6 @@ def main():
                 mid = (low + high) // 2
                 low, high = (mid, high) if gap_with(mid)[0] < hw_gap else (low, mid)
             key = high
-        elif gap_with(0)[0] >= hw_gap:
-            key = 0
         fitted = {QUEUED: key, TO_CPU: round(max(0, (hw_to_cpu - sim_to_cpu) / pages))}
         updated = with_keys(text, fitted)
         check_gap, check_to_cpu, _ = simulate(umsim, trace, updated, tmp, "fitted")

@@ -575,11 +575,16 @@ Nanos Engine::kernel_end_time() {
     end -= static_cast<Nanos>(profile_.gpu_fault_compute_overlap *
                               static_cast<double>(std::min(stall, access_ns + kernel_.compute)));
   }
-  // Its compute last; slower while the GPU services another kernel's faults.
   kernel_.compute_from = end - kernel_.compute;
-  end = compute_end_beside_faults(gpus_[static_cast<std::size_t>(kernel_.gpu)], kernel_.compute_from, kernel_.compute);
-  end += profile_.gpu_launch_ns + kernel_.idle_start;
-  return end;
+  return end_after_compute();
+}
+
+// Its compute last (slower while the GPU services another kernel's faults),
+// then the launch.
+Nanos Engine::end_after_compute() const {
+  const GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
+  return compute_end_beside_faults(gpu, kernel_.compute_from, kernel_.compute) + profile_.gpu_launch_ns +
+         kernel_.idle_start;
 }
 
 void Engine::kernel_finished(Nanos end) {

@@ -201,6 +201,9 @@ class Engine {
   void begin_kernel(const std::string& name, int gpu, trace::StreamId stream, Nanos compute);
   // The open kernel's end time once its faults are serviced (advances kernel_.now by its remote traffic).
   Nanos kernel_end_time();
+  // The open kernel's end from kernel_.compute_from on, with the fault
+  // service's spans known now (the last part of kernel_end_time).
+  Nanos end_after_compute() const;
   // on_kernel_end's two halves: the open kernel's end as far as known now
   // (its faults serviced), and its results once that end is final.
   Nanos close_kernel();

@@ -12,8 +12,8 @@ using trace::EventKind;
 
 std::optional<std::pair<int, trace::StreamId>> issuing_stream(const Event& e) {
   switch (e.kind) {
-    case EventKind::kKernelBegin: return std::pair{e.processor.is_gpu() ? e.processor.gpu_index() : 0, e.stream};
-    case EventKind::kPrefetch: return std::pair{e.processor.is_gpu() ? e.processor.gpu_index() : 0, e.stream};
+    case EventKind::kKernelBegin:
+    case EventKind::kPrefetch:
     case EventKind::kCopy:
     case EventKind::kMemset: return std::pair{e.processor.is_gpu() ? e.processor.gpu_index() : 0, e.stream};
     case EventKind::kEventRecord:

@@ -284,28 +284,21 @@ void Engine::start_kernel(StreamActor& a) {
 // (compute_beside_faults.cc): the scheduler takes it again at that time and
 // ends it there unless faults replayed meanwhile moved its end later.
 void Engine::finish_kernel(StreamActor& a) {
-  kernel_result_slot_ = a.queue.front().result_index;
   try {
     Nanos end;
     if (!a.computing) {
       end = close_kernel();
-      if (compute_may_slow(a)) {
-        begin_computing(a, end);
-        kernel_result_slot_ = SIZE_MAX;
-        return;
-      }
+      if (compute_may_slow(a)) return begin_computing(a, end);
     } else {
-      GpuState& gpu = gpus_[static_cast<std::size_t>(kernel_.gpu)];
-      end = compute_end_beside_faults(gpu, kernel_.compute_from, kernel_.compute) + profile_.gpu_launch_ns +
-            kernel_.idle_start;
+      end = end_after_compute();
       if (end > a.ends_at) {
         a.ends_at = end;
-        kernel_result_slot_ = SIZE_MAX;
         return;
       }
       a.computing = false;
-      end_computing(gpu);
+      end_computing(gpus_[static_cast<std::size_t>(kernel_.gpu)]);
     }
+    kernel_result_slot_ = a.queue.front().result_index;
     end_kernel_at(end);
   } catch (const SimulationError& err) {
     throw SimulationError(fmt::format("kernel '{}' on stream {}: {}", kernel_.name, a.stream, err.what()));
