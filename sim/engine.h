@@ -166,6 +166,9 @@ class Engine {
     // spans since the first of them began computing, in time order.
     std::uint32_t kernels_computing = 0;
     std::vector<TimeSpan> fault_spans;
+    // Running kernels that have faulted and still have accesses to replay
+    // (gpu.resident_kernels_wait_for_faults).
+    std::uint32_t faulting_kernels = 0;
   };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
@@ -860,6 +863,12 @@ class Engine {
   // service's spans known now.
   Nanos compute_end_beside_faults(const GpuState& gpu, Nanos from, Nanos compute) const;
   void end_computing(GpuState& gpu);
+  // resident_beside_faults.cc: a kernel that has not faulted beside one that
+  // has (gpu.resident_kernels_wait_for_faults).
+  bool held_by_faulting_kernel(const trace::Event& e, RangeCursor& cursor) const;
+  bool range_resident(const Allocation& a, const trace::Event& e) const;
+  void note_faulting(StreamActor& a);
+  void faulting_accesses_done(StreamActor& a);
   void swap_in(StreamActor& a);
   void swap_out();
   void batches_done(StreamActor& a);

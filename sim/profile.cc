@@ -274,7 +274,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     TableReader t(top.table("gpu"), "gpu", source);
     t.only({"count", "memory", "peer_access", "access_gbps", "access_lanes", "access_window", "fill_lanes", "access_unit", "access_cost",
             "rmw_cost", "launch_cost", "idle_start_cost", "idle_start_after", "fault_compute_overlap",
-            "compute_beside_faults"});
+            "compute_beside_faults", "resident_kernels_wait_for_faults"});
     p.gpus = static_cast<int>(t.integer("count", 1, kMaxGpus));
     p.gpu_memory = t.bytes("memory");
     if (p.gpu_memory < kBlockSize) t.fail(t.required("memory"), "'gpu.memory' must be at least 2MiB");
@@ -291,6 +291,8 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("idle_start_after")) p.gpu_idle_after_ns = t.duration("idle_start_after");
     if (t.has("fault_compute_overlap")) p.gpu_fault_compute_overlap = t.fraction("fault_compute_overlap", 1.0);
     if (t.has("compute_beside_faults")) p.gpu_compute_beside_faults = t.fraction("compute_beside_faults", 1.0);
+    if (t.has("resident_kernels_wait_for_faults"))
+      p.gpu_resident_kernels_wait_for_faults = t.boolean("resident_kernels_wait_for_faults");
     t.finish();
   }
   {
@@ -499,6 +501,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.gpu_access_window) j["gpu"]["access_window"] = p.gpu_access_window;
   if (p.gpu_rmw_ns > 0) j["gpu"]["rmw_cost_ns"] = p.gpu_rmw_ns;
   if (p.gpu_compute_beside_faults != 1) j["gpu"]["compute_beside_faults"] = p.gpu_compute_beside_faults;
+  if (p.gpu_resident_kernels_wait_for_faults) j["gpu"]["resident_kernels_wait_for_faults"] = true;
   j["copy_engines"] = {{"h2d", p.copy_engines_h2d}, {"d2h", p.copy_engines_d2h}, {"peer", p.copy_engines_peer}};
   if (p.link_sharing.on) {  // absent otherwise: the resolved configuration of a profile without it is unchanged
     j["copy_engines"]["fault_share"] = p.link_sharing.fault_share;

@@ -82,6 +82,11 @@ struct HardwareProfile {
   // runs while its GPU services another kernel's faults; 1 (the default): as
   // fast as alone (sim/compute_beside_faults.cc).
   double gpu_compute_beside_faults = 1;
+  // [gpu] resident_kernels_wait_for_faults: a kernel that has not faulted
+  // makes no access while another kernel on its GPU that has faulted still has
+  // accesses to replay (sim/resident_beside_faults.cc); false (the default):
+  // its accesses wait only while a fault batch is being serviced.
+  bool gpu_resident_kernels_wait_for_faults = false;
 
   // [copy_engines]: concurrent copies per link direction.
   int copy_engines_h2d = 1;

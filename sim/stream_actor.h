@@ -55,6 +55,9 @@ struct RangeCursor {
   std::uint64_t step = 0;  // lane steps done in this pass
   bool whole = false;      // set by the scheduler: replay the rest at once
   bool more = false;       // set by the replay: parts remain
+  // Every page of the access was resident on the kernel's GPU when it began
+  // (Engine::held_by_faulting_kernel).
+  bool hits_only = false;
   bool started() const { return pass != 0 || step != 0; }
 };
 
@@ -92,6 +95,12 @@ struct StreamActor {
   // as the faults replayed so far tell (gpu.compute_beside_faults).
   bool computing = false;
   Nanos ends_at = 0;
+  // Its kernel has faulted and still has accesses to replay: counted in its
+  // GPU's faulting_kernels (gpu.resident_kernels_wait_for_faults).
+  bool counted_faulting = false;
+  // Its kernel has not faulted and waits for the faulting kernels beside it to
+  // finish their accesses: the scheduler passes it by until then.
+  bool held = false;
 };
 
 }  // namespace umsim::sim

@@ -166,7 +166,7 @@ void Engine::run_streams(bool drain) {
     std::uint64_t best_order = 0, next_order = 0;
     bool best_blocked = false;
     for (StreamActor& a : actors_) {
-      if (a.queue.empty()) continue;
+      if (a.queue.empty() || a.held) continue;  // held: until a faulting kernel's accesses are done
       const bool b = blocked(a);
       // A wait is not ready to be timed; a kernel still being read is: the
       // others may not pass it.
@@ -224,6 +224,10 @@ void Engine::step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool l
         if (t > limit || (t == limit && w.order > limit_order)) break;
       }
       const Event& e = window_[w.first - window_base_];
+      if (limited && held_by_faulting_kernel(e, w.cursor)) {
+        a.held = true;
+        break;
+      }
       // With other streams beside it, a range access replays a few lane steps
       // at a time, checking the time between parts, so that kernels running
       // together interleave their touches (an access of one page touch has no
@@ -273,6 +277,7 @@ void Engine::start_kernel(StreamActor& a) {
   a.running = true;
   a.accesses = 0;
   a.waits_for_batch = false;
+  a.counted_faulting = a.held = false;
   ++running_kernels_;
   current_ = &a;
   swapped_in_entries_ = fault_entries_;
@@ -288,6 +293,7 @@ void Engine::finish_kernel(StreamActor& a) {
     Nanos end;
     if (!a.computing) {
       end = close_kernel();
+      faulting_accesses_done(a);
       if (compute_may_slow(a)) return begin_computing(a, end);
     } else {
       end = end_after_compute();
@@ -331,6 +337,7 @@ void Engine::swap_out() {
   StreamActor& a = *current_;
   a.accesses = access_seq_ - kernel_first_seq_;
   batches_done(a);
+  note_faulting(a);
   std::swap(kernel_, a.kernel);
   std::swap(kernel_counters_, a.counters);
   kernel_.open = false;

@@ -360,6 +360,25 @@ TEST(Profile, ComputeBesideFaultsIsAFraction) {
         << bad << ": " << error_of(with(bad));
 }
 
+// gpu.resident_kernels_wait_for_faults: off unless given; true or false, in
+// the resolved configuration only where on.
+TEST(Profile, ResidentKernelsWaitForFaultsIsASwitch) {
+  const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
+  EXPECT_FALSE(plain.gpu_resident_kernels_wait_for_faults);
+  EXPECT_FALSE(to_json(plain)["gpu"].contains("resident_kernels_wait_for_faults"));
+  const auto with = [&](const std::string& v) {
+    return replace(good_profile(), "peer_access = true\n",
+                   "peer_access = true\nresident_kernels_wait_for_faults = " + v + "\n");
+  };
+  EXPECT_TRUE(parse_profile(with("true"), "p.toml").gpu_resident_kernels_wait_for_faults);
+  EXPECT_FALSE(parse_profile(with("false"), "p.toml").gpu_resident_kernels_wait_for_faults);
+  EXPECT_EQ(to_json(parse_profile(with("true"), "p.toml"))["gpu"]["resident_kernels_wait_for_faults"], true);
+  for (const char* bad : {"1", "\"yes\""})
+    EXPECT_NE(error_of(with(bad)).find("'gpu.resident_kernels_wait_for_faults' must be true or false"),
+              std::string::npos)
+        << bad << ": " << error_of(with(bad));
+}
+
 // host.other_stream_launch_gap: an optional duration, 0 unless given.
 TEST(Profile, OtherStreamLaunchGapIsAnOptionalDuration) {
   const HardwareProfile plain = parse_profile(good_profile(), "p.toml");
