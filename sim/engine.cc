@@ -527,6 +527,7 @@ void Engine::begin_kernel(const std::string& name, int gpu, trace::StreamId stre
   kernel_.touched_units = 0;
   kernel_.remote_touched_units = 0;
   kernel_.rmw_store_units = 0;
+  kernel_.write_faulted = false;
   kernel_bit_ = processor_bit(Processor::gpu(gpu));
   kernel_counters_ = Counters{};
   kernel_first_seq_ = access_seq_;

@@ -166,9 +166,11 @@ class Engine {
     // spans since the first of them began computing, in time order.
     std::uint32_t kernels_computing = 0;
     std::vector<TimeSpan> fault_spans;
-    // Running kernels that have faulted and still have accesses to replay
-    // (gpu.resident_kernels_wait_for_faults).
+    // Running kernels that have faulted and still have accesses to replay, as
+    // the kernels beside them see it (gpu.resident_kernels_wait_for_faults).
     std::uint32_t faulting_kernels = 0;
+    std::uint32_t write_faulting_kernels = 0;  // of them, those with write faults
+    Nanos faults_ended_at = 0;  // the last fault service of the last of them to finish
   };
   struct FaultEntry {
     std::uint64_t key;  // alloc << 40 | page
@@ -865,7 +867,8 @@ class Engine {
   void end_computing(GpuState& gpu);
   // resident_beside_faults.cc: a kernel that has not faulted beside one that
   // has (gpu.resident_kernels_wait_for_faults).
-  bool held_by_faulting_kernel(const trace::Event& e, RangeCursor& cursor) const;
+  bool resident_access_waits(StreamActor& a, const trace::Event& e, RangeCursor& cursor) const;
+  bool end_waits_for_faults(StreamActor& a, Nanos& end) const;
   bool range_resident(const Allocation& a, const trace::Event& e) const;
   void note_faulting(StreamActor& a);
   void faulting_accesses_done(StreamActor& a);

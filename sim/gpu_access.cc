@@ -221,6 +221,7 @@ void Engine::replay_accesses(std::span<const Event> batch, std::size_t& i) {
           units += units_of(e);
           access_event_ = &e;
           ++kernel_counters_.gpu_faults;
+          kernel_.write_faulted |= write;
           st.flags |= static_cast<std::uint8_t>(kInFaultBuffer | (write ? kFaultWrite : 0));
           fault_buffer_.push_back({(std::uint64_t{slot} << 40) | page});
           ++fault_entries_;
@@ -434,6 +435,7 @@ void Engine::gpu_access_slow(Allocation& a, AllocSlot slot, std::uint64_t page, 
         "allocate it with hipMallocManaged / hipHostMalloc, or register it with hipHostRegister)",
         kernel_.gpu, a.name, vendor_.name));
   ++kernel_counters_.gpu_faults;
+  kernel_.write_faulted |= write;
   // The flag is per page; while another GPU has an open batch it may be that GPU's entry.
   if ((st.flags & kInFaultBuffer) && (parked_fault_entries_ == 0 || queued_here((std::uint64_t{slot} << 40) | page))) {
     if (write) st.flags |= kFaultWrite;  // duplicate entry: coalesced, access type upgraded

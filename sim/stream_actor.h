@@ -31,6 +31,7 @@ struct KernelState {
   // Interleaved slices its range accesses sweep (gpu.access_lanes; a managed
   // memset's fill kernel: gpu.fill_lanes).
   std::uint32_t lanes = 1;
+  bool write_faulted = false;  // a store of it faulted (gpu.resident_kernels_wait_for_faults)
   // Touches of a range access its warps hold at once (gpu.access_window; 0:
   // the whole range): the lanes sweep one window, then the next.
   std::uint64_t window = 0;
@@ -56,7 +57,7 @@ struct RangeCursor {
   bool whole = false;      // set by the scheduler: replay the rest at once
   bool more = false;       // set by the replay: parts remain
   // Every page of the access was resident on the kernel's GPU when it began
-  // (Engine::held_by_faulting_kernel).
+  // (Engine::resident_access_waits).
   bool hits_only = false;
   bool started() const { return pass != 0 || step != 0; }
 };
@@ -95,12 +96,19 @@ struct StreamActor {
   // as the faults replayed so far tell (gpu.compute_beside_faults).
   bool computing = false;
   Nanos ends_at = 0;
-  // Its kernel has faulted and still has accesses to replay: counted in its
-  // GPU's faulting_kernels (gpu.resident_kernels_wait_for_faults).
+  // Its kernel has faulted (on writes) and still has accesses to replay:
+  // counted in its GPU's faulting_kernels (write_faulting_kernels)
+  // (gpu.resident_kernels_wait_for_faults).
   bool counted_faulting = false;
-  // Its kernel has not faulted and waits for the faulting kernels beside it to
-  // finish their accesses: the scheduler passes it by until then.
+  bool counted_write_faulting = false;
+  // Its kernel has not faulted and waits for the faulting kernels beside it:
+  // to finish their accesses (its own accesses wait) or their faults (its
+  // accesses done, its end waits). The scheduler passes it by until then.
   bool held = false;
+  // It made an access beside a faulting kernel, so it ends no earlier than
+  // that kernel's last fault service (end_not_before once known).
+  bool ends_after_faults = false;
+  Nanos end_not_before = 0;
 };
 
 }  // namespace umsim::sim

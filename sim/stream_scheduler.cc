@@ -224,7 +224,7 @@ void Engine::step(StreamActor& a, Nanos limit, std::uint64_t limit_order, bool l
         if (t > limit || (t == limit && w.order > limit_order)) break;
       }
       const Event& e = window_[w.first - window_base_];
-      if (limited && held_by_faulting_kernel(e, w.cursor)) {
+      if (limited && resident_access_waits(a, e, w.cursor)) {
         a.held = true;
         break;
       }
@@ -277,7 +277,8 @@ void Engine::start_kernel(StreamActor& a) {
   a.running = true;
   a.accesses = 0;
   a.waits_for_batch = false;
-  a.counted_faulting = a.held = false;
+  a.counted_faulting = a.counted_write_faulting = a.held = a.ends_after_faults = false;
+  a.end_not_before = 0;
   ++running_kernels_;
   current_ = &a;
   swapped_in_entries_ = fault_entries_;
@@ -294,9 +295,13 @@ void Engine::finish_kernel(StreamActor& a) {
     if (!a.computing) {
       end = close_kernel();
       faulting_accesses_done(a);
+      if (end_waits_for_faults(a, end)) {
+        a.held = true;
+        return begin_computing(a, end);
+      }
       if (compute_may_slow(a)) return begin_computing(a, end);
     } else {
-      end = end_after_compute();
+      end = std::max(end_after_compute(), a.end_not_before);
       if (end > a.ends_at) {
         a.ends_at = end;
         return;

@@ -21,14 +21,17 @@ constexpr Nanos kSpin = 100000;
 Nanos end_of(const ScopeResult& k) { return k.start_ns + k.counters.time_ns; }
 
 // R is made resident on gpu0 by a first kernel; C is written by the CPU.
-// Then "cold" faults C in on stream 2 and "spin" reads R and computes kSpin
-// on stream 1, in the order given.
-trace::BuiltTrace spin_and_cold(bool spin_first, int spin_gpu = 0) {
+// Then "cold" faults C in on stream 2, writing it (or reading it), and "spin"
+// reads R and computes `compute` on stream 1, in the order given.
+trace::BuiltTrace spin_and_cold(bool spin_first, int spin_gpu = 0, bool cold_writes = true, Nanos compute = kSpin) {
   TraceBuilder b;
   b.alloc("R", 8_KiB).alloc("C", 8_KiB).cpu_write("C").kernel("warm", spin_gpu, 0, 1).read("R").end().sync();
-  auto spin = [&] { b.kernel("spin", spin_gpu, kSpin, 1).read("R").end(); };
+  auto spin = [&] { b.kernel("spin", spin_gpu, compute, 1).read("R").end(); };
   if (spin_first) spin();
-  b.kernel("cold", 0, 0, 2).read("C").end();
+  b.kernel("cold", 0, 0, 2);
+  if (cold_writes) b.write("C");
+  else b.read("C");
+  b.end();
   if (!spin_first) spin();
   return b.sync().build();
 }
@@ -52,8 +55,9 @@ const ScopeResult& kernel(const Result& r, const std::string& name) {
 
 // Both start together; cold's one batch (two pages of one VA block: 10000 +
 // 2000 + 2 x 100 + copy 1000 + 8192 / 4 = 15248 ns) ends at cold's end. With
-// the key, spin's reads wait for it, so its compute starts there; without,
-// its reads go through at the start and its compute ends kSpin later.
+// the key, spin's reads wait for it (cold faults on writes), so its compute
+// starts there; without, its reads go through at the start and its compute
+// ends kSpin later.
 TEST(ResidentBesideFaults, AKernelOfResidentReadsWaitsForTheFaultingKernelBesideIt) {
   const Result held = run(spin_and_cold(false), true);
   const Result free = run(spin_and_cold(false), false);
@@ -65,6 +69,21 @@ TEST(ResidentBesideFaults, AKernelOfResidentReadsWaitsForTheFaultingKernelBeside
   // The faulting kernel itself is not slowed.
   EXPECT_EQ(kernel(free, "cold").counters.time_ns, 15248u);
   EXPECT_EQ(kernel(free, "spin").counters.time_ns, kSpin);
+}
+
+// Beside a kernel faulting on reads, spin's reads and compute go through, but
+// it ends no earlier than cold's last fault: with 1000 ns of compute it ends
+// with cold (15248 ns), not 1000 ns after its start. With kSpin of compute it
+// ends kSpin after its start, as without the key.
+TEST(ResidentBesideFaults, BesideReadFaultsAKernelEndsNoEarlierThanTheLastFault) {
+  const Result held = run(spin_and_cold(false, 0, false, 1000), true);
+  const Result free = run(spin_and_cold(false, 0, false, 1000), false);
+  const ScopeResult& cold = kernel(held, "cold");
+  EXPECT_EQ(cold.counters.time_ns, 15248u);
+  EXPECT_EQ(kernel(held, "spin").start_ns, cold.start_ns);
+  EXPECT_EQ(end_of(kernel(held, "spin")), end_of(cold));
+  EXPECT_EQ(kernel(free, "spin").counters.time_ns, 1000u);
+  EXPECT_EQ(kernel(run(spin_and_cold(false, 0, false), true), "spin").counters.time_ns, kSpin);
 }
 
 // Launched first, with cold starting 43000 ns later (host.other_stream_launch_gap),
