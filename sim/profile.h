@@ -83,9 +83,10 @@ struct HardwareProfile {
   // fast as alone (sim/compute_beside_faults.cc).
   double gpu_compute_beside_faults = 1;
   // [gpu] resident_kernels_wait_for_faults: a kernel that has not faulted
-  // makes no access while another kernel on its GPU that has faulted still has
-  // accesses to replay (sim/resident_beside_faults.cc); false (the default):
-  // its accesses wait only while a fault batch is being serviced.
+  // makes no access while another kernel on its GPU that has faulted on writes
+  // still has accesses to replay, and ends no earlier than the last fault
+  // service of the faulting kernels it ran beside (sim/resident_beside_faults.cc);
+  // false (the default): its accesses wait only while a batch is serviced.
   bool gpu_resident_kernels_wait_for_faults = false;
 
   // [copy_engines]: concurrent copies per link direction.

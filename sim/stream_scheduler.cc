@@ -166,7 +166,7 @@ void Engine::run_streams(bool drain) {
     std::uint64_t best_order = 0, next_order = 0;
     bool best_blocked = false;
     for (StreamActor& a : actors_) {
-      if (a.queue.empty() || a.held) continue;  // held: until a faulting kernel's accesses are done
+      if (a.queue.empty() || a.held) continue;  // held: its accesses or its end wait for faulting kernels
       const bool b = blocked(a);
       // A wait is not ready to be timed; a kernel still being read is: the
       // others may not pass it.
