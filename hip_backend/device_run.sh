@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything one GPU-machine call does, so device time is spent in few, full calls:
-#   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [diag] [smoke]
+#   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [diag] [host_modes] [smoke]
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
 # profiles/h200-pcie5.toml; traces/probe/launch_after_memset.umt for the memset's
@@ -15,7 +15,10 @@
 # hw_host/, hw2_host/; hip_backend/per_process_sims.sh) (suite2: the two-GPU
 # suite, on a two-GPU machine; diag: every trace of the folder
 # $UMSIM_DIAG_TRACES three times, for a diagnostic's own fit, results in diag/,
-# with every UM counter record in diag/NAME.rN.csv).
+# with every UM counter record in diag/NAME.rN.csv; host_modes: the per-process
+# host probe, traces/probe/host_mode.umt, in 32 processes, alternately with the
+# address space's randomisation off, results in host_modes/: whether a
+# process's memory layout sets its host speed, docs/validation.md).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -151,6 +154,21 @@ for step in "$@"; do
             --host-probe-json "$res/${hw}_host/$name.r$rep.json" >>"$res/logs/$step.log" 2>&1
           log "replay $name rep $rep exit $?"
         done
+      done
+      ;;
+    host_modes)
+      # The host's speed is set per process (docs/validation.md). With the
+      # randomisation of the address space off (setarch -R) every process gets
+      # the same layout: if the layout sets the speed, those processes agree.
+      mkdir -p "$res/host_modes"
+      arch=$(uname -m)
+      for i in $(seq 1 16); do
+        timeout 60 "$bin" replay traces/probe/host_mode.umt --json "$res/host_modes/random.$i.json" \
+          >>"$res/logs/host_modes.log" 2>&1
+        log "host mode random $i exit $?"
+        timeout 60 setarch "$arch" -R "$bin" replay traces/probe/host_mode.umt --json "$res/host_modes/fixed.$i.json" \
+          >>"$res/logs/host_modes.log" 2>&1
+        log "host mode fixed $i exit $?"
       done
       ;;
     diag)
