@@ -39,6 +39,13 @@ grep -qF "| t | 3 | +0.0% | 1 |" "$tmp/out" || fail "per-trace row: $(cat "$tmp/
 grep -qF "| t | kernel 1 b | -55.0% | -60.0% .. -50.0% |" "$tmp/out" || fail "repeating miss row: $(cat "$tmp/out")"
 grep -q "kernel 0 a |" <(sed -n '/Largest/,$p' "$tmp/out") && fail "a non-repeating miss listed as repeating"
 grep -q "total" "$tmp/out" && fail "the total scope counted"
+# Pooled errors taken out: c1 a 1.25 / 1.111 -> +12.5%, b 0.5 / 0.45 -> +11.1%, p 0
+# (median 11.1%, was 25%); c2 a -> 0, p 0 (0%, was 5.6%); c3 a -28%, b -11.1%, p 0
+# (11.1%, was 20%). Medians 20% -> 11.11%; at or under 6%: c2 both times; at or
+# under 12%: c2 -> all three; 60% within 10%: none -> c2 (a and p).
+grep -qF "| as judged | 20.00% | 1 of 3 | 1 of 3 | 0 of 3 |" "$tmp/out" || fail "as judged row: $(cat "$tmp/out")"
+grep -qF "| pooled errors taken out | 11.11% | 1 of 3 | 3 of 3 | 1 of 3 |" "$tmp/out" ||
+  fail "bias-free row: $(cat "$tmp/out")"
 
 # A comparison whose merged hardware file is gone (committed comparisons name
 # files that were not kept): only time rows are read, so the same result.
