@@ -83,7 +83,9 @@ def without_biases(calls, med):
         if not errors:
             continue
         before = [abs(e) for e in errors.values()]
-        after = [abs((1 + e) / (1 + med[key]) - 1) if key in med else abs(e) for key, e in errors.items()]
+        # A scope the model never times (pooled -100%) has no factor to take out: left as judged.
+        after = [abs((1 + e) / (1 + med[key]) - 1) if med.get(key, -1) > -1 else abs(e)
+                 for key, e in errors.items()]
         out.append(((statistics.median(before), sum(e <= WITHIN for e in before)),
                     (statistics.median(after), sum(e <= WITHIN for e in after)), len(before)))
     return out

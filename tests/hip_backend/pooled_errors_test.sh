@@ -57,6 +57,20 @@ grep -qF "| 3 | 11.1% | 1/3 | 1 (0 / 1) |" "$tmp/out" || fail "summary without t
 run "$tmp/c1" "$tmp/c2" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "two calls refused"; }
 grep -q "Pooled over 2 calls: 3 time scopes" "$tmp/out" || fail "two calls: $(cat "$tmp/out")"
 
+# A scope the model never times (sim 0 on every call: pooled -100%) has no factor
+# to take out: it stays a miss, and the table is still written.
+for c in c1 c2 c3; do
+  mkdir -p "$tmp/z$c/compare"
+  python3 - "$tmp/$c/compare/t.compare.json" "$tmp/z$c/compare/t.compare.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["rows"].append({"scope": "kernel 2 z", "metric": "time_ns", "sim": 0, "hw": 100000, "rel_error": -1.0})
+json.dump(c, open(sys.argv[2], "w"))
+PY
+done
+run "$tmp/zc1" "$tmp/zc2" "$tmp/zc3" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a never-timed scope broke the table"; }
+grep -qF "| pooled errors taken out |" "$tmp/out" || fail "no bias-free row with a never-timed scope: $(cat "$tmp/out")"
+
 # Bad inputs: a clear error and a non-zero exit each.
 run "$tmp/c1" >"$tmp/out" 2>&1 && fail "one call accepted"
 grep -q "at least two calls" "$tmp/out" || fail "one call not explained: $(cat "$tmp/out")"
