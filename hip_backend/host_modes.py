@@ -63,8 +63,8 @@ def part_times(runs, part):
     for _n, path, result in runs:
         try:
             t = times_of(result)
-        except (KeyError, TypeError):
-            fail(f"{path}: a kernel or phase without counters.time_ns")
+        except (KeyError, TypeError, AttributeError, ValueError):
+            fail(f"{path}: a kernel or phase without a numeric counters.time_ns")
         if not t:
             return None
         if min(t) <= 0:
