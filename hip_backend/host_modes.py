@@ -14,7 +14,6 @@ usage: host_modes.py RESULTS_DIR > TABLE.md
 RESULTS_DIR holds host_modes/ (a call's results, unpacked or filed).
 """
 import glob
-import json
 import math
 import os
 import re
@@ -22,7 +21,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from process_profile import PARTS  # noqa: E402  (same directory: the probe's parts and how they are read)
+import host_rescale as hr  # noqa: E402  (same directory: how a probe run is read and checked)
+from process_profile import PARTS  # noqa: E402  (the probe's parts)
 
 GROUPS = ("random", "fixed")
 NAME = re.compile(r"^(random|fixed)\.(\d+)\.json$")
@@ -33,7 +33,8 @@ def fail(message):
 
 
 def read_runs(directory):
-    """{group: [result, ...]} in process order."""
+    """{group: [(process number, path, result), ...]} in process order, each result
+    checked to be a run of the probe (host_rescale.read_probe, as process_profile.py reads them)."""
     folder = os.path.join(directory, "host_modes")
     if not os.path.isdir(folder):
         fail(f"{directory}: no host_modes/ folder (a call run with `device_run.sh host_modes`)")
@@ -42,14 +43,7 @@ def read_runs(directory):
         m = NAME.match(os.path.basename(path))
         if not m:
             fail(f"{path}: not a host_modes result (expected random.N.json or fixed.N.json)")
-        try:
-            result = json.load(open(path))
-        except (OSError, ValueError) as e:
-            fail(f"{path}: not a readable JSON file ({e})")
-        if not isinstance(result, dict) or not isinstance(result.get("kernels"), list) or \
-                not isinstance(result.get("phases"), list):
-            fail(f"{path}: not a replay result (no kernels and phases)")
-        runs[m.group(1)].append((int(m.group(2)), path, result))
+        runs[m.group(1)].append((int(m.group(2)), path, hr.read_probe(path)))
     for g in GROUPS:
         if len(runs[g]) < 2:
             fail(f"{folder}: {len(runs[g])} '{g}' results; at least two of each group are needed")
@@ -58,19 +52,8 @@ def read_runs(directory):
 
 def part_times(runs, part):
     """Each process's median time of one part, or None where the probe lacks it."""
-    times_of = PARTS[part][0]
-    out = []
-    for _n, path, result in runs:
-        try:
-            t = times_of(result)
-        except (KeyError, TypeError, AttributeError, ValueError):
-            fail(f"{path}: a kernel or phase without a numeric counters.time_ns")
-        if not t:
-            return None
-        if min(t) <= 0:
-            fail(f"{path}: part '{part}' has no time (an incomplete replay)")
-        out.append(statistics.median(t))
-    return out
+    times = [PARTS[part][0](result) for _n, _path, result in runs]
+    return None if not all(times) else [statistics.median(t) for t in times]
 
 
 def spread(times):

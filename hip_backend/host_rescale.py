@@ -160,7 +160,7 @@ def read_probe(path):
     try:
         times = (kernel_times(data), isolated_times(data), first_touch_times(data))
         read_mostly = (collapse_times(data), reprefetch_times(data))
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, AttributeError):  # AttributeError: a kernel that is not an object
         fail(f"{path}: a kernel or phase without counters.time_ns")
     if len(remote_read_times(data)) > 1:
         fail(f"{path}: {len(remote_read_times(data))} '{REMOTE_KERNEL}' kernels; the probe trace has one (or none: "

@@ -108,7 +108,8 @@ def main(dirs):
     if len(dirs) < 2:
         fail("usage: pooled_errors.py RESULTS_DIR RESULTS_DIR... (at least two calls' validation outputs)")
     rows = [time_rows(d) for d in dirs]
-    scopes = pooled([{key: err for key, (err, _hw) in r.items()} for r in rows])
+    errors = [{key: err for key, (err, _hw) in r.items()} for r in rows]
+    scopes = pooled(errors)
     if not scopes:
         fail("no time scope is common to at least half of the calls")
     med = {key: statistics.median(errs) for key, errs in scopes.items()}
@@ -135,7 +136,7 @@ def main(dirs):
     for key in sorted(rep, key=lambda k: (-abs(med[k]), k))[:SHOWN]:
         errs = scopes[key]
         print(f"| {key[0]} | {key[1]} | {med[key] * 100:+.1f}% | {min(errs) * 100:+.1f}% .. {max(errs) * 100:+.1f}% |")
-    bound = without_biases([{key: err for key, (err, _hw) in r.items()} for r in rows], med)
+    bound = without_biases(errors, med)
     print("\nEvery pooled scope's pooled error taken out of each call (in sample: the most any per-scope "
           "correction could give):\n")
     print("| | median per call | calls at or under 6% | at or under 12% | calls with 60% within 10% |")

@@ -54,10 +54,10 @@ run "$tmp/call" >"$tmp/out" 2>&1 && fail "a stray file accepted"
 grep -q "other.json: not a host_modes result" "$tmp/out" || fail "stray file not named: $(cat "$tmp/out")"
 rm "$d/other.json"; result "$d/fixed.4.json" 0 50
 run "$tmp/call" >"$tmp/out" 2>&1 && fail "a zero time accepted"
-grep -q "fixed.4.json: part 'kernel' has no time" "$tmp/out" || fail "zero time not named: $(cat "$tmp/out")"
+grep -q "fixed.4.json: a kernel or a timed phase has no time" "$tmp/out" || fail "zero time not named: $(cat "$tmp/out")"
 rm "$d/fixed.4.json"; echo '{"kernels": ["touch"], "phases": []}' >"$d/fixed.4.json"
 run "$tmp/call" >"$tmp/out" 2>&1 && fail "a kernel that is not an object accepted"
-grep -q "fixed.4.json: a kernel or phase without a numeric counters.time_ns" "$tmp/out" ||
+grep -q "fixed.4.json: a kernel or phase without counters.time_ns" "$tmp/out" ||
   fail "bad kernel not named: $(cat "$tmp/out")"
 run >"$tmp/out" 2>&1 && fail "no argument accepted"
 grep -q "usage" "$tmp/out" || fail "usage not printed: $(cat "$tmp/out")"
