@@ -126,8 +126,9 @@ TEST(Profile, AmdProfilesHoldTheirPublishedValues) {
 }
 
 // The shipping default holds the values calibrated on an H200
-// (profiles/raw/h200-pcie5/fit_values.txt, calibration session 8): 51.25 GB/s
-// peak host-to-GPU, 16.5 GB/s GPU-to-host; the keys every calibration measures
+// (profiles/raw/h200-pcie5/fit_values.txt, calibration session 8): 16.5 GB/s
+// GPU-to-host, 51.25 GB/s peak host-to-GPU (that session's fit before the peak
+// came from the largest prefetches alone: kept, the profile says why); the keys every calibration measures
 // directly at the median of sessions 40-56's fourteen (hip_backend/
 // pool_calibrations.py): 48.03 GB/s remote reads in 64-byte units, resident
 // touches in 64-byte units at 4976 GB/s, a 5776 ns launch.
@@ -136,7 +137,7 @@ TEST(Profile, DefaultIsTheCalibratedH200) {
   EXPECT_EQ(p.name, "h200-pcie5");
   // The values `fit_profile` derives from profiles/raw/h200-pcie5/calibration.json
   // (profiles/raw/h200-pcie5/fit_values.txt), not the published 55 GB/s starting point;
-  // a recalibration updates them here.
+  // a recalibration updates them here (the host-to-device peak is the former fit's).
   EXPECT_DOUBLE_EQ(p.h2d.curve.peak_gbps, 51.25);
   EXPECT_DOUBLE_EQ(p.d2h.curve.peak_gbps, 16.5);
   EXPECT_DOUBLE_EQ(p.remote_gpu_to_host_gbps, 51.32);
