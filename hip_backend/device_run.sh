@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything one GPU-machine call does, so device time is spent in few, full calls:
-#   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [diag] [host_modes] [smoke]
+#   hip_backend/device_run.sh [calibrate] [probe] [suite] [suite2] [diag] [host_modes] [host_cpus] [smoke]
 # Builds umsim-hip with build_nvidia.sh (falling back to a prebuilt binary in
 # $UMSIM_PREBUILT), records the machine, runs the calibration (updating
 # profiles/h200-pcie5.toml; traces/probe/launch_after_memset.umt for the memset's
@@ -18,7 +18,10 @@
 # with every UM counter record in diag/NAME.rN.csv; host_modes: the per-process
 # host probe, traces/probe/host_mode.umt, in 32 processes, alternately with the
 # address space's randomisation off, results in host_modes/: whether a
-# process's memory layout sets its host speed, docs/validation.md).
+# process's memory layout sets its host speed, docs/validation.md; host_cpus:
+# the same probe in 32 processes alternately bound to the lower and the upper
+# half of the CPUs, results in host_cpus/, the CPU layout in logs/lscpu.txt:
+# whether the CPUs a process runs on set it).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -170,6 +173,26 @@ for step in "$@"; do
           >>"$res/logs/host_modes.log" 2>&1
         log "host mode fixed $i exit $?"
       done
+      ;;
+    host_cpus)
+      # The same question for the CPUs: a process bound to one half of them
+      # (taskset) runs its first touch and its fault handling there. If the CPUs
+      # set the speed, the processes of one half agree.
+      mkdir -p "$res/host_cpus"
+      lscpu >"$res/logs/lscpu.txt" 2>&1
+      half=$(( $(nproc) / 2 ))
+      if (( half < 1 )); then
+        log "host_cpus: $(nproc) CPU, nothing to split: skipped"
+      else
+        for i in $(seq 1 16); do
+          timeout 60 taskset -c "0-$((half - 1))" "$bin" replay traces/probe/host_mode.umt \
+            --json "$res/host_cpus/low.$i.json" >>"$res/logs/host_cpus.log" 2>&1
+          log "host cpus low $i exit $?"
+          timeout 60 taskset -c "$half-$((2 * half - 1))" "$bin" replay traces/probe/host_mode.umt \
+            --json "$res/host_cpus/high.$i.json" >>"$res/logs/host_cpus.log" 2>&1
+          log "host cpus high $i exit $?"
+        done
+      fi
       ;;
     diag)
       # A diagnostic's traces (a folder kept beside its results), three processes each,

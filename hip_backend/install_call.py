@@ -3,9 +3,9 @@
 repository keeps every call, so that later calls can be judged against it
 (docs/hip_backend.md, "After a GPU-machine call"):
 
-  hw/*.json, probe/, hw_host/, host_modes/ and the machine's logs
-      -> hip_backend/results/GPU/sessionN/ (probe/, host/, host_modes/, machine.txt, dev-nodes.txt,
-         probe.log)
+  hw/*.json, probe/, hw_host/, host_modes/, host_cpus/ and the machine's logs
+      -> hip_backend/results/GPU/sessionN/ (probe/, host/, host_modes/, host_cpus/, machine.txt, dev-nodes.txt,
+         probe.log, lscpu.txt)
   raw/ (a calibration)
       -> profiles/raw/GPU/later/sessionN/ (calibration.json, the calibration's trace
          runs, its fitted profile as calibrated.toml, calibrate.log, nvidia-smi.txt,
@@ -36,7 +36,7 @@ GPU_DIRS = {
     "NVIDIA H200": "h200-pcie5",
     "NVIDIA H100 80GB HBM3": "h100-hbm3",
 }
-MACHINE_LOGS = ["machine.txt", "dev-nodes.txt", "probe.log"]  # beside the suite's results
+MACHINE_LOGS = ["machine.txt", "dev-nodes.txt", "probe.log", "lscpu.txt"]  # beside the suite's results (lscpu.txt: host_cpus)
 CALIBRATION_LOGS = ["calibrate.log", "nvidia-smi.txt", "uvm-params.txt", "machine.txt"]
 
 
@@ -86,13 +86,15 @@ def plan(results, root, gpu_dir, session, diag):
     suite = files(os.path.join(results, "hw"), ".json")
     probe = files(os.path.join(results, "probe"), ".json")
     host_modes = files(os.path.join(results, "host_modes"), ".json")  # device_run.sh host_modes
-    if suite or probe or host_modes:
+    host_cpus = files(os.path.join(results, "host_cpus"), ".json")  # device_run.sh host_cpus
+    if suite or probe or host_modes or host_cpus:
         dest = os.path.join(root, "hip_backend", "results", gpu_dir, f"session{session}")
         folders.append(dest)
         copies += [(f, os.path.join(dest, os.path.basename(f))) for f in suite]
         copies += [(f, os.path.join(dest, "probe", os.path.basename(f))) for f in probe]
         copies += [(f, os.path.join(dest, "host", os.path.basename(f))) for f in files(os.path.join(results, "hw_host"))]
         copies += [(f, os.path.join(dest, "host_modes", os.path.basename(f))) for f in host_modes]
+        copies += [(f, os.path.join(dest, "host_cpus", os.path.basename(f))) for f in host_cpus]
         copies += [(os.path.join(logs, n), os.path.join(dest, n)) for n in MACHINE_LOGS
                    if os.path.isfile(os.path.join(logs, n))]
     raw = os.path.join(results, "raw")

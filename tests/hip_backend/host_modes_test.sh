@@ -36,6 +36,29 @@ grep -qF "| kernel | 20.000 ms | 20.000 ms | 69.3% | 0.0% | 10.000 ms - 40.000 m
 grep -qF "| first_touch | 50.000 ms | 50.000 ms | 0.0% | 20.3% |" "$tmp/out" || fail "first-touch row: $(cat "$tmp/out")"
 grep -qF "| isolated | 0.040 ms | 0.040 ms | 0.0% | 0.0% |" "$tmp/out" || fail "isolated row: $(cat "$tmp/out")"
 
+# Each process's times, so that a mode shared by parts shows.
+grep -qF "| randomised 3 | 40.000 ms | 50.000 ms | 0.040 ms | 30.000 ms | 2.000 ms |" "$tmp/out" ||
+  fail "process row: $(cat "$tmp/out")"
+grep -qF "| fixed 1 | 20.000 ms | 40.000 ms |" "$tmp/out" || fail "fixed process row: $(cat "$tmp/out")"
+
+# --cpus: the same probe in processes bound to the lower / upper half of the CPUs.
+c=$tmp/call/host_cpus
+mkdir -p "$c"
+result "$c/low.1.json" 10 50; result "$c/high.1.json" 20 40
+result "$c/low.2.json" 10 50; result "$c/high.2.json" 20 60
+run --cpus "$tmp/call" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "good CPU results refused"; }
+grep -q "Processes: 2 bound to the lower half of the CPUs, 2 to the upper half" "$tmp/out" || fail "CPU counts: $(cat "$tmp/out")"
+grep -qF "| kernel | 10.000 ms | 20.000 ms | 0.0% | 0.0% | 10.000 ms - 10.000 ms | 20.000 ms - 20.000 ms |" "$tmp/out" ||
+  fail "CPU kernel row: $(cat "$tmp/out")"
+grep -qF "| upper CPUs 2 | 20.000 ms | 60.000 ms |" "$tmp/out" || fail "CPU process row: $(cat "$tmp/out")"
+echo '{}' >"$c/random.1.json"
+run --cpus "$tmp/call" >"$tmp/out" 2>&1 && fail "a host_modes name among the CPU results accepted"
+grep -q "random.1.json: not a host_cpus result (expected low.N.json or high.N.json)" "$tmp/out" ||
+  fail "stray CPU file not named: $(cat "$tmp/out")"
+run --cpus "$tmp/one" >"$tmp/out" 2>&1 && fail "a folder without host_cpus/ accepted"
+grep -q "no host_cpus/ folder (a call run with .device_run.sh host_cpus.)" "$tmp/out" ||
+  fail "missing CPU folder not explained: $(cat "$tmp/out")"
+
 # Bad inputs: a clear error and a non-zero exit each.
 run "$tmp" >"$tmp/out" 2>&1 && fail "a folder without host_modes/ accepted"
 grep -q "no host_modes/ folder" "$tmp/out" || fail "missing folder not explained: $(cat "$tmp/out")"

@@ -11,14 +11,15 @@ run() { python3 "$install" "$@"; }
 # A call as hip_backend/device_run.sh packs it: calibrate suite probe diag on an H100.
 make_call() {  # DIR GPU_NAME
   local r=$1/results
-  mkdir -p "$r/logs" "$r/hw" "$r/hw_host" "$r/probe" "$r/raw" "$r/diag" "$r/host_modes"
+  mkdir -p "$r/logs" "$r/hw" "$r/hw_host" "$r/probe" "$r/raw" "$r/diag" "$r/host_modes" "$r/host_cpus"
   printf 'date=2026-12-06T09:56Z\nhost=vm\ngpu=%s\ncuda=13.0\n' "$2" >"$r/logs/machine.txt"
-  for f in dev-nodes.txt probe.log calibrate.log nvidia-smi.txt uvm-params.txt run.log build.log; do echo "$f" >"$r/logs/$f"; done
+  for f in dev-nodes.txt probe.log lscpu.txt calibrate.log nvidia-smi.txt uvm-params.txt run.log build.log; do echo "$f" >"$r/logs/$f"; done
   for rep in 1 2 3; do
     echo "{\"rep\": $rep}" >"$r/hw/v01_sequential_first_touch.r$rep.json"
     echo "{\"host\": $rep}" >"$r/hw_host/v01_sequential_first_touch.r$rep.json"
     echo "{\"probe\": $rep}" >"$r/probe/host_fault_speed.r$rep.json"
     echo "{\"layout\": $rep}" >"$r/host_modes/fixed.$rep.json"
+    echo "{\"cpus\": $rep}" >"$r/host_cpus/high.$rep.json"
     echo "{\"cal\": $rep}" >"$r/raw/cpu_faults.r$rep.json"
     echo "{\"diag\": $rep}" >"$r/diag/d1_case.r$rep.json"
     echo "kind,start_ns" >"$r/diag/d1_case.r$rep.csv"
@@ -55,6 +56,7 @@ for rep in 1 2 3; do
   grep -q "\"host\": $rep" "$R/session108/host/v01_sequential_first_touch.r$rep.json" || fail "host run $rep"
   grep -q "\"probe\": $rep" "$R/session108/probe/host_fault_speed.r$rep.json" || fail "probe run $rep"
   grep -q "\"layout\": $rep" "$R/session108/host_modes/fixed.$rep.json" || fail "host-mode run $rep"
+  grep -q "\"cpus\": $rep" "$R/session108/host_cpus/high.$rep.json" || fail "host-cpus run $rep"
   grep -q "\"cal\": $rep" "$P/cpu_faults.r$rep.json" || fail "calibration run $rep"
   grep -q "\"diag\": $rep" "$R/diag_case/d1_case.r$rep.json" || fail "diagnostic run $rep"
   [[ -f $R/diag_case/d1_case.r$rep.csv ]] || fail "diagnostic records $rep"
