@@ -404,7 +404,7 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
   // 2 MiB copy's 42, so that fit is driver-bound) and the peak only what is
   // left; once the profile's per-block cost (the fresh-prefetch fit's, a few
   // us) replaced it, the stored calibrations' own 256 MiB prefetches replayed
-  // 4-28% slower than they ran (docs/validation.md, "The link's peak from the
+  // 2-39% longer than they took (docs/validation.md, "The link's peak from the
   // largest prefetches").
   double largest = 0;
   for (const auto& s : prefetch["h2d"]) largest = std::max(largest, s.bytes);
