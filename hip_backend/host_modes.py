@@ -27,10 +27,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_rescale as hr  # noqa: E402  (same directory: how a probe run is read and checked)
 from process_profile import PARTS  # noqa: E402  (the probe's parts)
 
-# Each experiment: its folder, the step that writes it, and its two groups (file prefix, words).
+# Each experiment: its folder (named as the device_run.sh step that writes it),
+# its two groups (file prefix, words) and how its processes are counted.
 EXPERIMENTS = {
-    "layout": ("host_modes", "host_modes", (("random", "randomised"), ("fixed", "fixed"))),
-    "cpus": ("host_cpus", "host_cpus", (("low", "lower CPUs"), ("high", "upper CPUs"))),
+    "layout": ("host_modes", (("random", "randomised"), ("fixed", "fixed")),
+               "{} with the address space randomised, {} with it fixed (setarch -R)"),
+    "cpus": ("host_cpus", (("low", "lower CPUs"), ("high", "upper CPUs")),
+             "{} bound to the lower half of the CPUs, {} to the upper half (taskset)"),
 }
 
 
@@ -41,11 +44,11 @@ def fail(message):
 def read_runs(directory, experiment="layout"):
     """{group: [(process number, path, result), ...]} in process order, each result
     checked to be a run of the probe (host_rescale.read_probe, as process_profile.py reads them)."""
-    folder_name, step, groups = EXPERIMENTS[experiment]
+    folder_name, groups, _count = EXPERIMENTS[experiment]
     prefixes = [g for g, _words in groups]
     folder = os.path.join(directory, folder_name)
     if not os.path.isdir(folder):
-        fail(f"{directory}: no {folder_name}/ folder (a call run with `device_run.sh {step}`)")
+        fail(f"{directory}: no {folder_name}/ folder (a call run with `device_run.sh {folder_name}`)")
     name = re.compile(rf"^({'|'.join(prefixes)})\.(\d+)\.json$")
     runs = {g: [] for g in prefixes}
     for path in glob.glob(os.path.join(folder, "*.json")):
@@ -75,15 +78,10 @@ def main(argv):
         experiment, argv = "cpus", argv[1:]
     if len(argv) != 1:
         fail("usage: host_modes.py [--cpus] RESULTS_DIR")
-    _folder, _step, groups = EXPERIMENTS[experiment]
+    _folder, groups, count = EXPERIMENTS[experiment]
     runs = read_runs(argv[0], experiment)
     (a, a_words), (b, b_words) = groups
-    if experiment == "layout":
-        print(f"Processes: {len(runs[a])} with the address space randomised, {len(runs[b])} "
-              "with it fixed (setarch -R).\n")
-    else:
-        print(f"Processes: {len(runs[a])} bound to the lower half of the CPUs, {len(runs[b])} to the upper half "
-              "(taskset).\n")
+    print(f"Processes: {count.format(len(runs[a]), len(runs[b]))}.\n")
     print(f"| part | median, {a_words} | median, {b_words} | spread, {a_words} | spread, {b_words} | range, {a_words} "
           f"| range, {b_words} |")
     print("|---|---|---|---|---|---|---|")
