@@ -13,7 +13,11 @@ every process of the call. Each of host_rescale.py's key groups is multiplied
 by its part's ratio raised to WEIGHT:
 
   bulk GPU-fault kernels  -> the GPU fault-servicing keys
-  first touch             -> the CPU page-fault keys (not the collapse)
+  first touch             -> the CPU page-fault keys (not the collapse), and the
+                             moves to the CPU (the host work per page and per
+                             VA block, the link to the host's peak divided):
+                             a process's moves to the CPU follow its first
+                             touch (docs/validation.md, "Session 125")
   isolated faults         -> faults.wakeup_cost
   collapse                -> cpu.collapse_fault_cost
   re-prefetch             -> the revocation keys
@@ -37,10 +41,13 @@ from tune_profile import set_values
 
 DEFAULT_WEIGHT = 0.75
 # Each part of host_mode.umt, the times a result gives for it, and the keys it moves.
+TO_CPU_KEYS = ["prefetch.to_cpu_page_cost", "prefetch.to_cpu_va_block_cost"]
+RATE_KEYS = ["link.gpu_to_host.peak_gbps"]  # speeds: divided by the ratio, not multiplied
 PARTS = {
     "kernel": (hr.kernel_times, hr.GPU_FAULT_KEYS + hr.OPTIONAL_GPU_FAULT_KEYS),
     "first_touch": (hr.first_touch_times,
-                    [k for k in hr.CPU_FAULT_KEYS + hr.OPTIONAL_CPU_FAULT_KEYS if k != hr.COLLAPSE_KEY]),
+                    [k for k in hr.CPU_FAULT_KEYS + hr.OPTIONAL_CPU_FAULT_KEYS if k != hr.COLLAPSE_KEY]
+                    + TO_CPU_KEYS + RATE_KEYS),
     "isolated": (hr.isolated_times, [hr.WAKEUP_KEY]),
     "collapse": (hr.collapse_times, [hr.COLLAPSE_KEY]),
     "reprefetch": (hr.reprefetch_times, hr.REVOKE_KEYS),
@@ -85,11 +92,18 @@ def main():
     scaled = {}
     for part, ratio in found.items():
         for key in PARTS[part][1]:
-            if key in values:
-                before = hr.duration_ns(values[key], key, profile_path)
-                after = round(before * ratio ** weight)
-                if after != before:  # a key it does not move keeps its text
-                    scaled[key] = '"%dns"' % after
+            if key not in values:
+                continue
+            if key in RATE_KEYS:
+                before = float(values[key])
+                after = round(before / ratio ** weight, 3)
+                if after != before:
+                    scaled[key] = "%g" % after
+                continue
+            before = hr.duration_ns(values[key], key, profile_path)
+            after = round(before * ratio ** weight)
+            if after != before:  # a key it does not move keeps its text
+                scaled[key] = '"%dns"' % after
     lines = set_values(base, scaled).splitlines()
     at = next((i for i, line in enumerate(lines) if line.startswith("[")), len(lines))
     note = (f"# Moved to one process's host speed by hip_backend/process_profile.py (weight {weight:g}, "

@@ -30,8 +30,9 @@ grep -q "^# Moved to one process's host speed by hip_backend/process_profile.py 
 # Three processes whose first touch and bulk kernels took 1x, 2x and 4x the
 # committed process's: the call's median is the 2x one, so the 4x process has
 # ratio 2 on those parts (1 on the others, the same in all three). With weight
-# 1 its GPU fault keys and CPU fault keys double; with the default 0.75 they
-# grow by 2^0.75 = 1.6818; the collapse, revocation and wake-up stay.
+# 1 its GPU fault keys and CPU fault keys double (and the moves to the CPU
+# take twice as long); with the default 0.75 they grow by 2^0.75 = 1.6818; the
+# collapse, revocation and wake-up stay.
 for k in 1 2 4; do
   python3 - "$host" "$tmp/p$k.json" "$k" <<'PY'
 import json, sys
@@ -53,6 +54,19 @@ for key in "faults va_block_cost" "faults page_cost" "faults run_cost" "cpu firs
   set -- $key
   [[ $(ns "$tmp/w1.toml" $1 $2) -eq $((2 * $(ns "$profile" $1 $2))) ]] || fail "weight 1: $1.$2 not doubled"
 done
+# The first touch also moves the moves to the CPU: their host work doubles, the
+# link to the host's peak halves.
+for key in "prefetch to_cpu_page_cost" "prefetch to_cpu_va_block_cost"; do
+  set -- $key
+  [[ $(ns "$tmp/w1.toml" $1 $2) -eq $((2 * $(ns "$profile" $1 $2))) ]] || fail "weight 1: $1.$2 not doubled"
+done
+python3 - "$tmp/bin" "$profile" "$tmp/w1.toml" <<'PY' || fail "weight 1: link.gpu_to_host.peak_gbps not halved"
+import sys
+sys.path.insert(0, sys.argv[1])
+import host_rescale as h
+peak = lambda path: float(h.profile_values(open(path).read())["link.gpu_to_host.peak_gbps"])  # noqa: E731
+assert abs(peak(sys.argv[3]) - peak(sys.argv[2]) / 2) < 1e-3, (peak(sys.argv[2]), peak(sys.argv[3]))
+PY
 for key in "cpu collapse_fault_cost" "faults revoke_cpu_write_page_cost" "prefetch duplicate_va_block_cost" "faults wakeup_cost" "cpu page_access_cost"; do
   set -- $key
   [[ $(ns "$tmp/w1.toml" $1 $2) == $(ns "$profile" $1 $2) ]] || fail "weight 1: $1.$2 changed"
