@@ -400,8 +400,8 @@ std::map<std::string, std::string> fit_profile(const nlohmann::json& raw) {
       fit_migration(prefetch["d2h"], copy_d2h.atan_b_per_kib, copy_d2h.latency_ns, mig_h2d.per_block_ns);
   // The host-to-device peak from the largest moves alone, whose copies hide
   // the driver's per-block work and the call's. Fitted with the smaller ones,
-  // the per-block cost takes their slowness (45-53 us a block, more than a
-  // 2 MiB copy's 42, so that fit is driver-bound) and the peak only what is
+  // the per-block cost takes their slowness (42-62 us a block over the stored
+  // calibrations, about a 2 MiB copy's 42 or more, so that fit is driver-bound) and the peak only what is
   // left; once the profile's per-block cost (the fresh-prefetch fit's, a few
   // us) replaced it, the stored calibrations' own 256 MiB prefetches replayed
   // 2-39% longer than they took (docs/validation.md, "The link's peak from the

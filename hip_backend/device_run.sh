@@ -37,6 +37,21 @@ host_probe() {
     >>"$res/logs/probe_runs.log" 2>&1
   log "host probe $probes exit $?"
 }
+# host_mode_pairs STEP GROUP_A "WRAPPER_A" GROUP_B "WRAPPER_B": traces/probe/host_mode.umt
+# in 32 processes, alternately run under each group's wrapper command (words put
+# before the binary; "" for none), results in STEP/GROUP.N.json.
+host_mode_pairs() {
+  local step=$1 i
+  mkdir -p "$res/$step"
+  for i in $(seq 1 16); do
+    # shellcheck disable=SC2086  # each wrapper is split into its words on purpose
+    timeout 60 $3 "$bin" replay traces/probe/host_mode.umt --json "$res/$step/$2.$i.json" >>"$res/logs/$step.log" 2>&1
+    log "$step $2 $i exit $?"
+    # shellcheck disable=SC2086
+    timeout 60 $5 "$bin" replay traces/probe/host_mode.umt --json "$res/$step/$4.$i.json" >>"$res/logs/$step.log" 2>&1
+    log "$step $4 $i exit $?"
+  done
+}
 
 # The machine, for the profile's [calibrated_on] table and the validation notes.
 {
@@ -163,35 +178,18 @@ for step in "$@"; do
       # The host's speed is set per process (docs/validation.md). With the
       # randomisation of the address space off (setarch -R) every process gets
       # the same layout: if the layout sets the speed, those processes agree.
-      mkdir -p "$res/host_modes"
-      arch=$(uname -m)
-      for i in $(seq 1 16); do
-        timeout 60 "$bin" replay traces/probe/host_mode.umt --json "$res/host_modes/random.$i.json" \
-          >>"$res/logs/host_modes.log" 2>&1
-        log "host mode random $i exit $?"
-        timeout 60 setarch "$arch" -R "$bin" replay traces/probe/host_mode.umt --json "$res/host_modes/fixed.$i.json" \
-          >>"$res/logs/host_modes.log" 2>&1
-        log "host mode fixed $i exit $?"
-      done
+      host_mode_pairs host_modes random "" fixed "setarch $(uname -m) -R"
       ;;
     host_cpus)
       # The same question for the CPUs: a process bound to one half of them
       # (taskset) runs its first touch and its fault handling there. If the CPUs
       # set the speed, the processes of one half agree.
-      mkdir -p "$res/host_cpus"
       lscpu >"$res/logs/lscpu.txt" 2>&1
       half=$(( $(nproc) / 2 ))
       if (( half < 1 )); then
         log "host_cpus: $(nproc) CPU, nothing to split: skipped"
       else
-        for i in $(seq 1 16); do
-          timeout 60 taskset -c "0-$((half - 1))" "$bin" replay traces/probe/host_mode.umt \
-            --json "$res/host_cpus/low.$i.json" >>"$res/logs/host_cpus.log" 2>&1
-          log "host cpus low $i exit $?"
-          timeout 60 taskset -c "$half-$((2 * half - 1))" "$bin" replay traces/probe/host_mode.umt \
-            --json "$res/host_cpus/high.$i.json" >>"$res/logs/host_cpus.log" 2>&1
-          log "host cpus high $i exit $?"
-        done
+        host_mode_pairs host_cpus low "taskset -c 0-$((half - 1))" high "taskset -c $half-$((2 * half - 1))"
       fi
       ;;
     diag)

@@ -40,9 +40,9 @@ import host_rescale as hr
 from tune_profile import set_values
 
 DEFAULT_WEIGHT = 0.75
-# Each part of host_mode.umt, the times a result gives for it, and the keys it moves.
 TO_CPU_KEYS = ["prefetch.to_cpu_page_cost", "prefetch.to_cpu_va_block_cost"]
 RATE_KEYS = ["link.gpu_to_host.peak_gbps"]  # speeds: divided by the ratio, not multiplied
+# Each part of host_mode.umt, the times a result gives for it, and the keys it moves.
 PARTS = {
     "kernel": (hr.kernel_times, hr.GPU_FAULT_KEYS + hr.OPTIONAL_GPU_FAULT_KEYS),
     "first_touch": (hr.first_touch_times,
@@ -96,14 +96,12 @@ def main():
                 continue
             if key in RATE_KEYS:
                 before = float(values[key])
-                after = round(before / ratio ** weight, 3)
-                if after != before:
-                    scaled[key] = "%g" % after
-                continue
-            before = hr.duration_ns(values[key], key, profile_path)
-            after = round(before * ratio ** weight)
+                after, text = round(before / ratio ** weight, 3), "%g"
+            else:
+                before = hr.duration_ns(values[key], key, profile_path)
+                after, text = round(before * ratio ** weight), '"%dns"'
             if after != before:  # a key it does not move keeps its text
-                scaled[key] = '"%dns"' % after
+                scaled[key] = text % after
     lines = set_values(base, scaled).splitlines()
     at = next((i for i, line in enumerate(lines) if line.startswith("[")), len(lines))
     note = (f"# Moved to one process's host speed by hip_backend/process_profile.py (weight {weight:g}, "

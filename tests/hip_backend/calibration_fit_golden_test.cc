@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "hip_backend/calibration_fit.h"
+#include "traces/units.h"
 
 namespace umsim::hip {
 namespace {
@@ -79,16 +80,17 @@ TEST(CalibrationFitGoldenTest, FreshPrefetchRunsGiveThePrefetchKeys) {
   EXPECT_FALSE(older.count("prefetch.to_cpu_va_block_cost"));
 }
 
-// A duration the fit wrote ("\"8250ns\"") in nanoseconds.
+// A duration the fit wrote ("\"8250ns\"") in nanoseconds, read as profiles read it.
 double fitted_ns(const std::map<std::string, std::string>& values, const std::string& key) {
   std::string v = values.at(key);
   v.erase(std::remove(v.begin(), v.end(), '"'), v.end());
-  EXPECT_TRUE(v.size() > 2 && v.substr(v.size() - 2) == "ns") << key << " = " << v;
-  return std::stod(v.substr(0, v.size() - 2));
+  const trace::ParsedFineDuration d = trace::parse_fine_duration_ns(v);
+  EXPECT_TRUE(d.ok()) << key << " = " << v << ": " << d.error;
+  return d.ns;
 }
 
 // The host-to-device link's peak comes from the largest back-and-forth
-// prefetches (64 and 256 MiB), so the profile the fit writes (that link, the
+// prefetches (256 MiB), so the profile the fit writes (that link, the
 // fresh-prefetch run's block cost) replays a calibration's own 256 MiB
 // prefetches at the speed they ran. Fitted together with the 1-16 MiB moves
 // (twice as slow per byte under 4 MiB), the block cost took their slowness
