@@ -9,16 +9,24 @@
 #   hip_backend/validate.sh profiles/h200x2-nvlink.toml hip_backend/results/h200x2-nvlink \
 #     docs/validation/two_gpu traces/validation_2gpu
 # Outputs: OUT_DIR/{sim,hw,compare}/ and OUT_DIR/error_table.md
+# UMSIM_BIN names a prebuilt umsim (hip_backend/validate_calls.sh, tests); else it is built here.
 set -euo pipefail
+prebuilt=${UMSIM_BIN:-}
+[[ -n $prebuilt ]] && prebuilt=$(realpath "$prebuilt")
 cd "$(dirname "$0")/.."
 source hip_backend/compare_common.sh
 profile=${1:-profiles/h200-pcie5.toml}
 results=${2:-hip_backend/results/h200-pcie5/session9}
 out=${3:-docs/validation}
 traces=${4:-traces/validation}
-./bazelw build //tools:umsim >&2
-umsim=$(mktemp -d)/umsim
-cp bazel-bin/tools/umsim "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
+if [[ -z $prebuilt ]]; then
+  ./bazelw build //tools:umsim >&2
+  prebuilt=bazel-bin/tools/umsim
+fi
+copy_dir=$(mktemp -d)
+trap 'rm -rf "$copy_dir"' EXIT
+umsim=$copy_dir/umsim
+cp "$prebuilt" "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
 mkdir -p "$out/sim" "$out/hw" "$out/compare"
 read -ra replay_options <<<"$(backend_replay_options "$results")"  # the program the backend ran
 for trace in "$traces"/*.umt; do

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The model judged on many GPU-machine calls at once, the way the published
+# figures are (docs/validation.md, "Where the model stands"): each call's suite
+# against PROFILE with its host part re-measured by that call's own host probe
+# (hip_backend/host_rescale.py), then every call pooled (hip_backend/pooled_errors.py).
+#   hip_backend/validate_calls.sh [--jobs N] [--traces DIR] PROFILE OUT_DIR RESULTS_DIR...
+# Each RESULTS_DIR is one call's results (hip_backend/results/GPU/sessionN: the
+# suite's NAME.rK.json and its host probe's probe/host_fault_speed.r*.json); a
+# call without probe runs is judged with PROFILE as it is, and its row says so.
+# The 69 out-of-session H200 calls (six minutes on two cores):
+#   r=hip_backend/results/h200-pcie5
+#   hip_backend/validate_calls.sh profiles/h200-pcie5.toml /tmp/h200_calls \
+#     $r/session{18..24} $r/session{26..47} $r/session{49..86} $r/session{91,92}
+# Writes OUT_DIR/sessionN/ (validate.sh's sim/, hw/, compare/, error_table.md and
+# the profile used, probe.toml or profile.toml), OUT_DIR/calls.md (one row per
+# call: the profile's host source, scopes, median abs time error, within 10%) and
+# OUT_DIR/pooled.md (pooled_errors.py: the per-call summary and the pooled
+# errors). OUT_DIR must not exist yet: it is built under a temporary name beside
+# itself and renamed once every call is judged, so a failed run leaves no
+# OUT_DIR. --jobs: calls judged at once (default 2); --traces: the suite's
+# traces (default traces/validation). UMSIM_BIN names a prebuilt umsim; else it
+# is built here.
+set -euo pipefail
+usage="usage: hip_backend/validate_calls.sh [--jobs N] [--traces DIR] PROFILE OUT_DIR RESULTS_DIR..."
+jobs=2 traces=traces/validation
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --jobs)
+      [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "validate_calls.sh: --jobs needs a positive whole number (got '${2:-}')" >&2; exit 2; }
+      jobs=$2; shift 2 ;;
+    --traces)
+      [[ -n ${2:-} ]] || { echo "$usage" >&2; exit 2; }
+      traces=$2; shift 2 ;;
+    *) echo "validate_calls.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
+  esac
+done
+[[ $# -ge 4 ]] || { echo "$usage" >&2; echo "(at least two calls: for one, hip_backend/validate.sh)" >&2; exit 2; }
+profile=$1 out=$2
+shift 2
+fail() { echo "validate_calls.sh: $*" >&2; exit 1; }
+[[ -f $profile ]] || fail "no profile $profile"
+[[ -d $traces ]] || fail "--traces $traces: no such directory"
+[[ ! -e $out ]] || fail "$out exists: name an OUT_DIR that does not (it is never overwritten)"
+[[ -d $(dirname "$out") ]] || fail "directory $(dirname "$out") of OUT_DIR does not exist"
+declare -A seen=()
+calls=()
+for dir in "$@"; do
+  [[ -d $dir ]] || fail "$dir: no such directory (expected a call's results, e.g. hip_backend/results/h200-pcie5/session91)"
+  compgen -G "$dir/*.r[0-9]*.json" >/dev/null || fail "$dir: no suite results (NAME.rK.json)"
+  name=$(basename "$(realpath "$dir")")
+  [[ -z ${seen[$name]:-} ]] || fail "$dir and ${seen[$name]} are both named $name: judge calls of one name in separate runs"
+  seen[$name]=$dir
+  calls+=("$(realpath "$dir")")
+done
+profile=$(realpath "$profile") traces=$(realpath "$traces") out=$(realpath -m "$out")
+umsim=${UMSIM_BIN:-}
+[[ -n $umsim ]] && umsim=$(realpath "$umsim")
+cd "$(dirname "$0")/.."
+if [[ -z $umsim ]]; then
+  ./bazelw build //tools:umsim >&2
+  umsim=$PWD/bazel-bin/tools/umsim
+fi
+work=$(mktemp -d "$out.partial-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp "$umsim" "$work/.umsim"  # a private copy: other builds may replace bazel-bin meanwhile
+umsim=$work/.umsim
+
+# judge CALL_DIR: one call into $work/NAME; its log there.
+judge() {
+  local dir=$1 name probes used
+  name=$(basename "$dir")
+  mkdir -p "$work/$name"
+  probes=("$dir"/probe/host_fault_speed.r*.json)
+  if [[ -e ${probes[0]} ]]; then
+    python3 hip_backend/host_rescale.py "$profile" "$umsim" traces/probe/host_fault_speed.umt \
+      "$work/$name/probe.toml" "${probes[@]}" >"$work/$name/rescale.json" 2>"$work/$name/judge.log" || return 1
+    echo "the call's probe (${#probes[@]} runs)" >"$work/$name/host_source"
+    used=$work/$name/probe.toml
+  else
+    cp "$profile" "$work/$name/profile.toml"
+    echo "no probe runs: the profile as it is" >"$work/$name/host_source"
+    used=$work/$name/profile.toml
+  fi
+  UMSIM_BIN=$umsim bash hip_backend/validate.sh "$used" "$dir" "$work/$name" "$traces" >>"$work/$name/judge.log" 2>&1
+}
+
+failed=()
+pids=() names=()
+wait_one() {  # the oldest job: its call goes to failed/ where it did not finish
+  if ! wait "${pids[0]}"; then failed+=("${names[0]}"); fi
+  pids=("${pids[@]:1}") names=("${names[@]:1}")
+}
+for dir in "${calls[@]}"; do
+  (( ${#pids[@]} < jobs )) || wait_one
+  judge "$dir" &
+  pids+=($!) names+=("$dir")
+done
+while (( ${#pids[@]} > 0 )); do wait_one; done
+if (( ${#failed[@]} > 0 )); then
+  for dir in "${failed[@]}"; do
+    echo "validate_calls.sh: judging $dir failed:" >&2
+    tail -n 5 "$work/$(basename "$dir")/judge.log" >&2
+  done
+  exit 1
+fi
+
+# One row per call, from its comparisons (pooled_errors.py reads the same scopes).
+python3 - "$work" "${calls[@]}" <<'PY' >"$work/calls.md"
+import os, statistics, sys
+sys.path.insert(0, "hip_backend")
+from pooled_errors import time_errors
+work, calls = sys.argv[1], sys.argv[2:]
+print("| call | host part | scopes | median abs time error | within 10% |")
+print("|---|---|---|---|---|")
+for call in calls:
+    name = os.path.basename(call)
+    errors = [abs(e) for e in time_errors(os.path.join(work, name)).values()]
+    source = open(os.path.join(work, name, "host_source")).read().strip()
+    within = sum(e <= 0.10 for e in errors)
+    print(f"| {name} | {source} | {len(errors)} | {statistics.median(errors) * 100:.1f}% | "
+          f"{within} ({within / len(errors) * 100:.1f}%) |")
+PY
+python3 hip_backend/pooled_errors.py "${calls[@]/#*\//$work/}" >"$work/pooled.md"
+rm "$work/.umsim"
+mv "$work" "$out"
+trap - EXIT
+cat "$out/calls.md"
+echo
+sed -n '/Every pooled scope/,/^| pooled errors taken out/p' "$out/pooled.md"
+echo "validate_calls.sh: wrote $out (calls.md, pooled.md, one folder per call)"
