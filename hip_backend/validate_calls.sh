@@ -3,7 +3,8 @@
 # figures are (docs/validation.md, "Where the model stands"): each call's suite
 # against PROFILE with its host part re-measured by that call's own host probe
 # (hip_backend/host_rescale.py), then every call pooled (hip_backend/pooled_errors.py).
-#   hip_backend/validate_calls.sh [--jobs N] [--traces DIR] PROFILE OUT_DIR RESULTS_DIR...
+#   hip_backend/validate_calls.sh [--jobs N] [--traces DIR] [--same-session CALIBRATIONS_DIR]
+#                                 PROFILE OUT_DIR RESULTS_DIR...
 # Each RESULTS_DIR is one call's results (hip_backend/results/GPU/sessionN: the
 # suite's NAME.rK.json and its host probe's probe/host_fault_speed.r*.json); a
 # call without probe runs is judged with PROFILE as it is, and its row says so.
@@ -18,11 +19,19 @@
 # errors). OUT_DIR must not exist yet: it is built under a temporary name beside
 # itself and renamed once every call is judged, so a failed run leaves no
 # OUT_DIR. --jobs: calls judged at once (default 2); --traces: the suite's
-# traces (default traces/validation). UMSIM_BIN names a prebuilt umsim; else it
-# is built here.
+# traces (default traces/validation). --same-session: each call judged with a
+# profile of its own machine instead (docs/validation.md, "Same session"): its
+# calibration, CALIBRATIONS_DIR/sessionN (e.g. profiles/raw/h200-pcie5/later),
+# fitted again by the current fit onto PROFILE (fit_profile), then machine_profile.sh --probe
+# with the call's probe on PROFILE as the base; the 30 H200 calls:
+#   hip_backend/validate_calls.sh --same-session profiles/raw/h200-pcie5/later \
+#     profiles/h200-pcie5.toml /tmp/h200_same $r/session35 $r/session{37..53} \
+#     $r/session{56,60,68,72,76,80,82,84,86,91,92,99}
+# UMSIM_BIN names a prebuilt umsim, UMSIM_FIT_BIN a prebuilt fit_profile; else
+# they are built here.
 set -euo pipefail
-usage="usage: hip_backend/validate_calls.sh [--jobs N] [--traces DIR] PROFILE OUT_DIR RESULTS_DIR..."
-jobs=2 traces=traces/validation
+usage="usage: hip_backend/validate_calls.sh [--jobs N] [--traces DIR] [--same-session CALIBRATIONS_DIR] PROFILE OUT_DIR RESULTS_DIR..."
+jobs=2 traces=traces/validation calibrations=""
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --jobs)
@@ -31,6 +40,9 @@ while [[ ${1:-} == --* ]]; do
     --traces)
       [[ -n ${2:-} ]] || { echo "$usage" >&2; exit 2; }
       traces=$2; shift 2 ;;
+    --same-session)
+      [[ -n ${2:-} ]] || { echo "$usage" >&2; exit 2; }
+      calibrations=$2; shift 2 ;;
     *) echo "validate_calls.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +52,7 @@ shift 2
 fail() { echo "validate_calls.sh: $*" >&2; exit 1; }
 [[ -f $profile ]] || fail "no profile $profile"
 [[ -d $traces ]] || fail "--traces $traces: no such directory"
+[[ -z $calibrations || -d $calibrations ]] || fail "--same-session $calibrations: no such directory"
 [[ ! -e $out ]] || fail "$out exists: name an OUT_DIR that does not (it is never overwritten)"
 [[ -d $(dirname "$out") ]] || fail "directory $(dirname "$out") of OUT_DIR does not exist"
 declare -A seen=()
@@ -50,9 +63,17 @@ for dir in "$@"; do
   name=$(basename "$(realpath "$dir")")
   [[ -z ${seen[$name]:-} ]] || fail "$dir and ${seen[$name]} are both named $name: judge calls of one name in separate runs"
   seen[$name]=$dir
+  if [[ -n $calibrations ]]; then
+    [[ -f $calibrations/$name/calibration.json && -f $calibrations/$name/calibrated.toml ]] ||
+      fail "--same-session: $calibrations/$name holds no calibration (calibration.json and calibrated.toml)"
+    compgen -G "$dir/probe/host_fault_speed.r*.json" >/dev/null || fail "--same-session: $dir has no host probe runs"
+  fi
   calls+=("$(realpath "$dir")")
 done
 profile=$(realpath "$profile") traces=$(realpath "$traces") out=$(realpath -m "$out")
+[[ -n $calibrations ]] && calibrations=$(realpath "$calibrations")
+fit_bin=${UMSIM_FIT_BIN:-}
+[[ -n $fit_bin ]] && fit_bin=$(realpath "$fit_bin")
 umsim=${UMSIM_BIN:-}
 [[ -n $umsim ]] && umsim=$(realpath "$umsim")
 cd "$(dirname "$0")/.."
@@ -60,10 +81,18 @@ if [[ -z $umsim ]]; then
   ./bazelw build //tools:umsim >&2
   umsim=$PWD/bazel-bin/tools/umsim
 fi
+if [[ -n $calibrations && -z $fit_bin ]]; then
+  ./bazelw build //hip_backend:fit_profile >&2
+  fit_bin=$PWD/bazel-bin/hip_backend/fit_profile
+fi
 work=$(mktemp -d "$out.partial-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cp "$umsim" "$work/.umsim"  # a private copy: other builds may replace bazel-bin meanwhile
+cp "$umsim" "$work/.umsim"  # private copies: other builds may replace bazel-bin meanwhile
 umsim=$work/.umsim
+if [[ -n $calibrations ]]; then
+  cp "$fit_bin" "$work/.fit_profile"
+  fit_bin=$work/.fit_profile
+fi
 
 # judge CALL_DIR: one call into $work/NAME; its log there.
 judge() {
@@ -71,7 +100,18 @@ judge() {
   name=$(basename "$dir")
   mkdir -p "$work/$name"
   probes=("$dir"/probe/host_fault_speed.r*.json)
-  if [[ -e ${probes[0]} ]]; then
+  if [[ -n $calibrations ]]; then
+    # Its own machine: its calibration's runs fitted as the current calibrate
+    # fits them, onto PROFILE (a stored fit lacks the keys added since).
+    cp -rL "$calibrations/$name" "$work/$name/calibration"
+    cp "$profile" "$work/$name/calibration/calibrated.toml"
+    "$fit_bin" "$work/$name/calibration/calibration.json" "$work/$name/calibration/calibrated.toml" \
+      >"$work/$name/calibration/fit_values.txt" 2>"$work/$name/judge.log" || return 1
+    UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$profile bash hip_backend/machine_profile.sh --probe "$dir/probe" \
+      "$work/$name/calibration" "$work/$name/same.toml" >>"$work/$name/judge.log" 2>&1 || return 1
+    echo "its own calibration (re-fitted) and probe (${#probes[@]} runs)" >"$work/$name/host_source"
+    used=$work/$name/same.toml
+  elif [[ -e ${probes[0]} ]]; then
     python3 hip_backend/host_rescale.py "$profile" "$umsim" traces/probe/host_fault_speed.umt \
       "$work/$name/probe.toml" "${probes[@]}" >"$work/$name/rescale.json" 2>"$work/$name/judge.log" || return 1
     echo "the call's probe (${#probes[@]} runs)" >"$work/$name/host_source"
@@ -121,7 +161,7 @@ for call in calls:
           f"{within} ({within / len(errors) * 100:.1f}%) |")
 PY
 python3 hip_backend/pooled_errors.py "${calls[@]/#*\//$work/}" >"$work/pooled.md"
-rm "$work/.umsim"
+rm -f "$work/.umsim" "$work/.fit_profile"
 mv "$work" "$out"
 trap - EXIT
 cat "$out/calls.md"

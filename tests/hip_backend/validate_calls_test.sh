@@ -2,25 +2,43 @@
 # hip_backend/validate_calls.sh on two committed H200 calls (sessions 91 and 92)
 # with two of the suite's traces: each call's row is what validate.sh gives that
 # call with the profile its probe rescaled, the summary is the median of the
-# rows, a call without probe runs is judged with the profile as it is; and its
-# bad inputs, none of which leaves an OUT_DIR or touches an existing one.
+# rows, a call without probe runs is judged with the profile as it is; with
+# --same-session each row is validate.sh's with the profile machine_profile.sh
+# makes from the call's calibration fitted onto the profile; and its bad
+# inputs, none of which leaves an OUT_DIR or touches an existing one.
 set -uo pipefail
-umsim=$1 profile=$2 probe_trace=$3 call91=$4 call92=$5
-shift 5
+umsim=$1 fit_profile=$2 profile=$3 probe_trace=$4 call91=$5 call92=$6 cal91=$7
+shift 7
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*"; exit 1; }
 # The script runs its helpers from its repository root: give it a copy of them.
 mkdir -p "$tmp/repo/hip_backend" "$tmp/repo/traces/probe" "$tmp/traces"
 for f in "$@"; do
-  if [[ $f == *validation/*.umt ]]; then cp "$f" "$tmp/traces/"; else cp "$f" "$tmp/repo/hip_backend/"; fi
+  case $f in
+    *validation/*.umt) cp "$f" "$tmp/traces/" ;;
+    *probe/*.umt) cp "$f" "$tmp/repo/traces/probe/" ;;
+    *) cp "$f" "$tmp/repo/hip_backend/" ;;
+  esac
 done
 cp "$probe_trace" "$tmp/repo/traces/probe/"
-calls=$(dirname "$(realpath "$call91")")
-run() { UMSIM_BIN=$umsim bash "$tmp/repo/hip_backend/validate_calls.sh" "$@"; }
+calls=$(dirname "$(realpath "$call91")") cals=$(dirname "$(realpath "$cal91")")
+run() { UMSIM_BIN=$umsim UMSIM_FIT_BIN=$fit_profile bash "$tmp/repo/hip_backend/validate_calls.sh" "$@"; }
+# check_row OUT SESSION SOURCE PROFILE: OUT/calls.md's row for SESSION is what
+# validate.sh gives that call with PROFILE, its host part named SOURCE.
+check_row() {
+  local out=$1 s=$2 source=$3 used=$4 row n median within
+  rm -rf "$tmp/v"
+  UMSIM_BIN=$umsim bash "$tmp/repo/hip_backend/validate.sh" "$used" "$calls/session$s" "$tmp/v" "$tmp/traces" \
+    >/dev/null 2>&1 || fail "validate.sh on session $s"
+  row=$(grep "^| time |" "$tmp/v/error_table.md")  # | time | N | M% | W/N | worst |
+  n=$(cut -d'|' -f3 <<<"$row" | tr -d ' ') median=$(cut -d'|' -f4 <<<"$row" | tr -d ' ') within=$(cut -d'|' -f5 <<<"$row" | tr -d ' ')
+  grep -qF "| session$s | $source | $n | $median | ${within%/*} (" "$out/calls.md" ||
+    fail "session $s: expected $n scopes, $median, ${within%/*} within 10%: $(cat "$out/calls.md")"
+}
 
 # Usage errors: exit 2 and the usage line.
 run >"$tmp/out" 2>&1; [[ $? -eq 2 ]] || fail "no arguments: exit code not 2"
-grep -qF "usage: hip_backend/validate_calls.sh [--jobs N] [--traces DIR] PROFILE OUT_DIR RESULTS_DIR..." "$tmp/out" ||
+grep -qF "usage: hip_backend/validate_calls.sh [--jobs N] [--traces DIR] [--same-session CALIBRATIONS_DIR] PROFILE OUT_DIR RESULTS_DIR..." "$tmp/out" ||
   fail "no usage line: $(cat "$tmp/out")"
 run "$profile" "$tmp/o" "$calls/session91" >"$tmp/out" 2>&1; [[ $? -eq 2 ]] || fail "one call: exit code not 2"
 grep -q "at least two calls" "$tmp/out" || fail "one call not explained: $(cat "$tmp/out")"
@@ -74,14 +92,33 @@ for s in 91 92; do
   python3 "$tmp/repo/hip_backend/host_rescale.py" "$profile" "$umsim" "$probe_trace" "$tmp/p$s.toml" \
     "$calls/session$s"/probe/host_fault_speed.r*.json >/dev/null || fail "host_rescale.py on session $s"
   cmp -s "$tmp/p$s.toml" "$tmp/o/session$s/probe.toml" || fail "session $s: not the profile its probe gives"
-  UMSIM_BIN=$umsim bash "$tmp/repo/hip_backend/validate.sh" "$tmp/p$s.toml" "$calls/session$s" "$tmp/v$s" "$tmp/traces" \
-    >/dev/null 2>&1 || fail "validate.sh on session $s"
-  row=$(grep "^| time |" "$tmp/v$s/error_table.md")  # | time | N | M% | W/N | worst |
-  n=$(cut -d'|' -f3 <<<"$row" | tr -d ' ') median=$(cut -d'|' -f4 <<<"$row" | tr -d ' ') within=$(cut -d'|' -f5 <<<"$row" | tr -d ' ')
-  grep -qF "| session$s | the call's probe (3 runs) | $n | $median | ${within%/*} (" "$tmp/o/calls.md" ||
-    fail "session $s: expected $n scopes, $median, ${within%/*} within 10%: $(cat "$tmp/o/calls.md")"
+  check_row "$tmp/o" "$s" "the call's probe (3 runs)" "$tmp/p$s.toml"
 done
 grep -q "Pooled over 3 calls" "$tmp/o/pooled.md" || fail "pooled table: $(head -3 "$tmp/o/pooled.md")"
 grep -qF "| as judged |" "$tmp/out" || fail "no summary printed: $(cat "$tmp/out")"
 compgen -G "$tmp/o.partial-*" >/dev/null && fail "a partial OUT_DIR left beside the result"
+
+# --same-session: a call without a calibration, or without probe runs, is refused.
+rm -rf "$tmp/o"
+mkdir -p "$tmp/cals_91"
+cp -rL "$cals/session91" "$tmp/cals_91/"
+bad "a call without a calibration" "--same-session: $tmp/cals_91/session92 holds no calibration" --same-session \
+  "$tmp/cals_91" "$profile" "$tmp/o" "$calls/session91" "$calls/session92"
+cp -rL "$cals/session92" "$tmp/cals_91/session92b"
+bad "a --same-session call without probe runs" "--same-session: $tmp/noprobe/session92b has no host probe runs" \
+  --same-session "$tmp/cals_91" "$profile" "$tmp/o" "$calls/session91" "$tmp/noprobe/session92b"
+bad "a missing calibrations folder" "--same-session $tmp/no_cals: no such directory" --same-session "$tmp/no_cals" \
+  "$profile" "$tmp/o" "$calls/session91" "$calls/session92"
+# Each row: the calibration's runs fitted onto the profile, machine_profile.sh
+# with the call's probe on it, then validate.sh.
+run --same-session "$cals" --traces "$tmp/traces" "$profile" "$tmp/s" "$calls/session91" "$calls/session92" \
+  >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a --same-session run failed"; }
+for s in 91 92; do
+  rm -rf "$tmp/c$s" && cp -rL "$cals/session$s" "$tmp/c$s" && cp "$profile" "$tmp/c$s/calibrated.toml"
+  "$fit_profile" "$tmp/c$s/calibration.json" "$tmp/c$s/calibrated.toml" >/dev/null || fail "fit_profile on session $s"
+  UMSIM_BIN=$umsim UMSIM_BASE_PROFILE=$profile bash "$tmp/repo/hip_backend/machine_profile.sh" --probe \
+    "$calls/session$s/probe" "$tmp/c$s" "$tmp/m$s.toml" >/dev/null 2>&1 || fail "machine_profile.sh on session $s"
+  cmp -s "$tmp/m$s.toml" "$tmp/s/session$s/same.toml" || fail "session $s: not its machine profile"
+  check_row "$tmp/s" "$s" "its own calibration (re-fitted) and probe (3 runs)" "$tmp/m$s.toml"
+done
 echo PASS
