@@ -22,8 +22,9 @@
 # traces (default traces/validation). --same-session: each call judged with a
 # profile of its own machine instead (docs/validation.md, "Same session"): its
 # calibration, CALIBRATIONS_DIR/sessionN (e.g. profiles/raw/h200-pcie5/later),
-# fitted again by the current fit onto PROFILE (fit_profile), then machine_profile.sh --probe
-# with the call's probe on PROFILE as the base; the 30 H200 calls:
+# its runs fitted again by the current fit onto PROFILE (fit_profile), then
+# machine_profile.sh --probe with the call's probe and PROFILE as the base; the
+# 30 H200 calls:
 #   hip_backend/validate_calls.sh --same-session profiles/raw/h200-pcie5/later \
 #     profiles/h200-pcie5.toml /tmp/h200_same $r/session35 $r/session{37..53} \
 #     $r/session{56,60,68,72,76,80,82,84,86,91,92,99}
@@ -126,7 +127,7 @@ judge() {
 
 failed=()
 pids=() names=()
-wait_one() {  # the oldest job: its call goes to failed/ where it did not finish
+wait_one() {  # waits for the oldest job; a call whose judging failed goes to `failed`
   if ! wait "${pids[0]}"; then failed+=("${names[0]}"); fi
   pids=("${pids[@]:1}") names=("${names[@]:1}")
 }
@@ -156,13 +157,16 @@ for call in calls:
     name = os.path.basename(call)
     errors = [abs(e) for e in time_errors(os.path.join(work, name)).values()]
     source = open(os.path.join(work, name, "host_source")).read().strip()
+    if not errors:  # none of the suite's time scopes has both a simulated and a measured time
+        print(f"| {name} | {source} | 0 | - | - |")
+        continue
     within = sum(e <= 0.10 for e in errors)
     print(f"| {name} | {source} | {len(errors)} | {statistics.median(errors) * 100:.1f}% | "
           f"{within} ({within / len(errors) * 100:.1f}%) |")
 PY
 python3 hip_backend/pooled_errors.py "${calls[@]/#*\//$work/}" >"$work/pooled.md"
 rm -f "$work/.umsim" "$work/.fit_profile"
-mv "$work" "$out"
+mv -T "$work" "$out"  # -T: never into an OUT_DIR made meanwhile
 trap - EXIT
 cat "$out/calls.md"
 echo
