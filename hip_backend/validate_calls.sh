@@ -14,7 +14,8 @@
 #     $r/session{18..24} $r/session{26..47} $r/session{49..86} $r/session{91,92}
 # Writes OUT_DIR/sessionN/ (validate.sh's sim/, hw/, compare/, error_table.md and
 # the profile used, probe.toml or profile.toml), OUT_DIR/calls.md (one row per
-# call: the profile's host source, scopes, median abs time error, within 10%) and
+# call: the profile's host source, scopes, median abs time error, within 10%, and
+# the call's own noise, hip_backend/repeatability.py) and
 # OUT_DIR/pooled.md (pooled_errors.py: the per-call summary and the pooled
 # errors). OUT_DIR must not exist yet: it is built under a temporary name beside
 # itself and renamed once every call is judged, so a failed run leaves no
@@ -145,24 +146,28 @@ if (( ${#failed[@]} > 0 )); then
   exit 1
 fi
 
-# One row per call, from its comparisons (pooled_errors.py reads the same scopes).
+# One row per call, from its comparisons (pooled_errors.py reads the same
+# scopes), beside the call's own noise (repeatability.py): how far one
+# repetition lies from the others, and what a model exact in expectation would
+# be off against the median of the repetitions.
 python3 - "$work" "${calls[@]}" <<'PY' >"$work/calls.md"
 import os, statistics, sys
 sys.path.insert(0, "hip_backend")
 from pooled_errors import time_errors
+from repeatability import differences, noise_floor
 work, calls = sys.argv[1], sys.argv[2:]
-print("| call | host part | scopes | median abs time error | within 10% |")
-print("|---|---|---|---|---|")
+def percent(values):
+    return f"{statistics.median(values) * 100:.1f}%" if values else "-"
+print("| call | host part | scopes | median abs time error | within 10% | a repetition against the others | an exact model |")
+print("|---|---|---|---|---|---|---|")
 for call in calls:
     name = os.path.basename(call)
     errors = [abs(e) for e in time_errors(os.path.join(work, name)).values()]
     source = open(os.path.join(work, name, "host_source")).read().strip()
-    if not errors:  # none of the suite's time scopes has both a simulated and a measured time
-        print(f"| {name} | {source} | 0 | - | - |")
-        continue
     within = sum(e <= 0.10 for e in errors)
-    print(f"| {name} | {source} | {len(errors)} | {statistics.median(errors) * 100:.1f}% | "
-          f"{within} ({within / len(errors) * 100:.1f}%) |")
+    share = f"{within} ({within / len(errors) * 100:.1f}%)" if errors else "-"  # none comparable: no share
+    print(f"| {name} | {source} | {len(errors)} | {percent(errors)} | {share} | "
+          f"{percent(differences(call))} | {percent(noise_floor(call))} |")
 PY
 python3 hip_backend/pooled_errors.py "${calls[@]/#*\//$work/}" >"$work/pooled.md"
 rm -f "$work/.umsim" "$work/.fit_profile"

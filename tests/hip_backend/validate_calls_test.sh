@@ -94,6 +94,10 @@ for s in 91 92; do
   cmp -s "$tmp/p$s.toml" "$tmp/o/session$s/probe.toml" || fail "session $s: not the profile its probe gives"
   check_row "$tmp/o" "$s" "the call's probe (3 runs)" "$tmp/p$s.toml"
 done
+# Each call's own noise over all its traces (repeatability.py on the committed
+# results: 8.7% / 3.0% and 11.1% / 4.0%); a call without repetitions has none.
+grep "^| session91 |" "$tmp/o/calls.md" | grep -qF "| 8.7% | 3.0% |" || fail "session 91's noise: $(cat "$tmp/o/calls.md")"
+grep "^| session92 |" "$tmp/o/calls.md" | grep -qF "| 11.1% | 4.0% |" || fail "session 92's noise: $(cat "$tmp/o/calls.md")"
 grep -q "Pooled over 3 calls" "$tmp/o/pooled.md" || fail "pooled table: $(head -3 "$tmp/o/pooled.md")"
 grep -qF "| as judged |" "$tmp/out" || fail "no summary printed: $(cat "$tmp/out")"
 compgen -G "$tmp/o.partial-*" >/dev/null && fail "a partial OUT_DIR left beside the result"
