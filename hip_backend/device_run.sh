@@ -22,8 +22,13 @@
 # the same probe in 32 processes alternately bound to the lower and the upper
 # half of the CPUs, results in host_cpus/, the CPU layout in logs/lscpu.txt:
 # whether the CPUs a process runs on set it).
+# UMSIM_SUITE_REPS: the suite's repetitions (default 3; the validation compares
+# with their median, so more of them measure the hardware's typical time more
+# closely: hip_backend/repeatability.py).
 # Results go to $OUT (or /tmp/umsim-device), packed into results.tgz.
 set -uo pipefail
+suite_reps=${UMSIM_SUITE_REPS:-3}
+[[ $suite_reps =~ ^[1-9][0-9]?$ ]] || { echo "device_run.sh: UMSIM_SUITE_REPS must be 1-99 (got '$suite_reps')" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/umsim-device}
 res=$out/results
@@ -163,7 +168,7 @@ for step in "$@"; do
       [[ $step == suite2 ]] && dir=traces/validation_2gpu hw=hw2
       mkdir -p "$res/$hw" "$res/${hw}_host"
       [[ $step == suite2 ]] && nvidia-smi topo -m >"$res/logs/topology.txt" 2>&1
-      for rep in 1 2 3; do
+      for rep in $(seq 1 "$suite_reps"); do
         host_probe
         for t in "$dir"/*.umt; do
           name=$(basename "$t" .umt)
