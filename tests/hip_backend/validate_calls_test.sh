@@ -95,11 +95,18 @@ for s in 91 92; do
   check_row "$tmp/o" "$s" "the call's probe (3 runs)" "$tmp/p$s.toml"
 done
 # Each call's own noise over all its traces (repeatability.py on the committed
-# results: 8.7% / 3.0% and 11.1% / 4.0%); a call without repetitions has none.
+# results: 8.7% / 3.0% and 11.1% / 4.0%).
 grep "^| session91 |" "$tmp/o/calls.md" | grep -qF "| 8.7% | 3.0% |" || fail "session 91's noise: $(cat "$tmp/o/calls.md")"
 grep "^| session92 |" "$tmp/o/calls.md" | grep -qF "| 11.1% | 4.0% |" || fail "session 92's noise: $(cat "$tmp/o/calls.md")"
 grep -q "Pooled over 3 calls" "$tmp/o/pooled.md" || fail "pooled table: $(head -3 "$tmp/o/pooled.md")"
-grep -qF "| as judged |" "$tmp/out" || fail "no summary printed: $(cat "$tmp/out")"
+# The summary's median per call is the median of the rows' medians.
+python3 - "$tmp/o/calls.md" "$tmp/out" <<'PY' || fail "summary against the rows: $(cat "$tmp/o/calls.md" "$tmp/out")"
+import re, statistics, sys
+rows = [float(m.group(1)) for line in open(sys.argv[1]) if (m := re.match(r"\| session\w+ \|[^|]*\| \d+ \| ([\d.]+)% \|", line))]
+summary = re.search(r"\| as judged \| ([\d.]+)% \|", open(sys.argv[2]).read())
+assert len(rows) == 3 and summary, (rows, summary)
+assert abs(statistics.median(rows) - float(summary.group(1))) <= 0.05, (rows, summary.group(1))
+PY
 compgen -G "$tmp/o.partial-*" >/dev/null && fail "a partial OUT_DIR left beside the result"
 
 # --same-session: a call without a calibration, or without probe runs, is refused.
