@@ -72,10 +72,6 @@ nvidia-smi >"$res/logs/nvidia-smi.txt" 2>&1
 nvidia-smi -q -d MEMORY,CLOCK >>"$res/logs/nvidia-smi.txt" 2>&1
 cat /sys/module/nvidia_uvm/parameters/* >"$res/logs/uvm-params.txt" 2>&1 || true
 (cd /sys/module/nvidia_uvm/parameters 2>/dev/null && grep -H . * >"$res/logs/uvm-params.txt" 2>&1) || true
-# Every CUPTI on the machine, the toolkit's (libcupti.so.13) first, profilers' own copies last.
-cuptis=$(find / \( -path /proc -o -path /sys \) -prune -o -name 'libcupti.so*' -print 2>/dev/null |
-  awk '{s=5} /\.so\.13/{s=1} /cuda/{s-=0} /nsight/{s=9} {print s" "$0}' | sort -n | cut -d" " -f2- | paste -sd:)
-log "CUPTI candidates: $cuptis"
 
 bin=build-nvidia/umsim-hip
 if UMSIM_DEPS=${UMSIM_DEPS:-.devcarry/deps} hip_backend/build_nvidia.sh "$bin" >"$res/logs/build.log" 2>&1; then
@@ -96,8 +92,13 @@ if [[ ${UMSIM_CREATE_UVM_TOOLS:-0} == 1 && -c /dev/nvidia-uvm && ! -e /dev/nvidi
   [[ -n $major ]] && mknod -m 666 /dev/nvidia-uvm-tools c "$major" 1 && log "created /dev/nvidia-uvm-tools ($major,1)"
 fi
 
-# Probe each CUPTI in its own process; keep the first whose counters work.
+# Probe each CUPTI in its own process (unless UMSIM_CUPTI_LIB names one); keep the
+# first whose counters work. Every CUPTI on the machine, the toolkit's
+# (libcupti.so.13) first, profilers' own copies last.
 if [[ -z ${UMSIM_CUPTI_LIB:-} ]]; then
+  cuptis=$(find / \( -path /proc -o -path /sys \) -prune -o -name 'libcupti.so*' -print 2>/dev/null |
+    awk '{s=5} /\.so\.13/{s=1} /cuda/{s-=0} /nsight/{s=9} {print s" "$0}' | sort -n | cut -d" " -f2- | paste -sd:)
+  log "CUPTI candidates: $cuptis"
   IFS=: read -ra libs <<<"$cuptis"
   for lib in "${libs[@]}"; do
     if UMSIM_DEBUG=1 UMSIM_CUPTI_LIB=$lib timeout 60 "$bin" probe >>"$res/logs/probe.log" 2>&1; then

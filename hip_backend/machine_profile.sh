@@ -86,12 +86,11 @@ base=${UMSIM_BASE_PROFILE:-}
 cd "$(dirname "$0")/.."
 base=${base:-$PWD/profiles/h200-pcie5.toml}
 [[ -f $base ]] || { echo "machine_profile.sh: no base profile $base" >&2; exit 1; }
-if [[ -z $umsim ]]; then
-  ./bazelw build -c opt //tools:umsim >&2
-  umsim=$PWD/bazel-bin/tools/umsim
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+source hip_backend/private_binary.sh
+private_binary "$umsim" //tools:umsim "$tmp/umsim"
+umsim=$tmp/umsim
 mkdir -p "$tmp/calibration" "$tmp/probe"
 cp "$fit" "$tmp/calibration/calibrated.toml"
 cp "$raw" "$tmp/calibration/calibration.json"  # remote.gpu_to_host_gbps is read off its runs

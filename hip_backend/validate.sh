@@ -19,14 +19,11 @@ profile=${1:-profiles/h200-pcie5.toml}
 results=${2:-hip_backend/results/h200-pcie5/session9}
 out=${3:-docs/validation}
 traces=${4:-traces/validation}
-if [[ -z $prebuilt ]]; then
-  ./bazelw build //tools:umsim >&2
-  prebuilt=bazel-bin/tools/umsim
-fi
 copy_dir=$(mktemp -d)
 trap 'rm -rf "$copy_dir"' EXIT
+source hip_backend/private_binary.sh
 umsim=$copy_dir/umsim
-cp "$prebuilt" "$umsim"  # a private copy: other builds may replace bazel-bin meanwhile
+private_binary "$prebuilt" //tools:umsim "$umsim"
 mkdir -p "$out/sim" "$out/hw" "$out/compare"
 read -ra replay_options <<<"$(backend_replay_options "$results")"  # the program the backend ran
 for trace in "$traces"/*.umt; do

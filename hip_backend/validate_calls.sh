@@ -79,20 +79,13 @@ fit_bin=${UMSIM_FIT_BIN:-}
 umsim=${UMSIM_BIN:-}
 [[ -n $umsim ]] && umsim=$(realpath "$umsim")
 cd "$(dirname "$0")/.."
-if [[ -z $umsim ]]; then
-  ./bazelw build //tools:umsim >&2
-  umsim=$PWD/bazel-bin/tools/umsim
-fi
-if [[ -n $calibrations && -z $fit_bin ]]; then
-  ./bazelw build //hip_backend:fit_profile >&2
-  fit_bin=$PWD/bazel-bin/hip_backend/fit_profile
-fi
 work=$(mktemp -d "$out.partial-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cp "$umsim" "$work/.umsim"  # private copies: other builds may replace bazel-bin meanwhile
+source hip_backend/private_binary.sh
+private_binary "$umsim" //tools:umsim "$work/.umsim"
 umsim=$work/.umsim
 if [[ -n $calibrations ]]; then
-  cp "$fit_bin" "$work/.fit_profile"
+  private_binary "$fit_bin" //hip_backend:fit_profile "$work/.fit_profile"
   fit_bin=$work/.fit_profile
 fi
 
