@@ -162,7 +162,10 @@ for call in calls:
     print(f"| {name} | {source} | {len(errors)} | {percent(errors)} | {share} | "
           f"{percent(differences(call))} | {percent(noise_floor(call))} |")
 PY
-python3 hip_backend/pooled_errors.py "${calls[@]/#*\//$work/}" >"$work/pooled.md"
+# From inside the work folder: pooled.md names each call as its folder, not the
+# temporary path it is written under.
+pooler=$PWD/hip_backend/pooled_errors.py
+(cd "$work" && python3 "$pooler" "${calls[@]##*/}" >pooled.md)
 rm -f "$work/.umsim" "$work/.fit_profile"
 mv -T "$work" "$out"  # -T: never into an OUT_DIR made meanwhile
 trap - EXIT

@@ -99,6 +99,9 @@ done
 grep "^| session91 |" "$tmp/o/calls.md" | grep -qF "| 8.7% | 3.0% |" || fail "session 91's noise: $(cat "$tmp/o/calls.md")"
 grep "^| session92 |" "$tmp/o/calls.md" | grep -qF "| 11.1% | 4.0% |" || fail "session 92's noise: $(cat "$tmp/o/calls.md")"
 grep -q "Pooled over 3 calls" "$tmp/o/pooled.md" || fail "pooled table: $(head -3 "$tmp/o/pooled.md")"
+# Each call named as its folder in OUT_DIR, not by the temporary folder it was judged in.
+grep -q "^| session92b | " "$tmp/o/pooled.md" || fail "pooled.md does not name session92b: $(cat "$tmp/o/pooled.md")"
+grep -q "partial" "$tmp/o/pooled.md" && fail "pooled.md names the temporary folder: $(grep partial "$tmp/o/pooled.md")"
 # The summary's median per call is the median of the rows' medians.
 python3 - "$tmp/o/calls.md" "$tmp/out" <<'PY' || fail "summary against the rows: $(cat "$tmp/o/calls.md" "$tmp/out")"
 import re, statistics, sys
