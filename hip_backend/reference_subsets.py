@@ -18,13 +18,13 @@ simulated must have the same number N >= 2 of repetitions.
 """
 import glob
 import itertools
-import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from repeatability import MIN_TIME_NS  # noqa: E402  (same directory; the error table's 50 us rule)
+import repeatability  # noqa: E402  (same directory: its scopes and the error table's 50 us rule)
+from repeatability import MIN_TIME_NS  # noqa: E402
 
 WITHIN = 0.10
 
@@ -34,14 +34,11 @@ def fail(message):
 
 
 def scope_times(path):
-    """{scope: time_ns} of one result (kernels by index and name, phases by name)."""
+    """{scope: time_ns} of one result (repeatability.py's scopes), or a clear error."""
     try:
-        result = json.load(open(path))
-        times = {f"kernel {i} {k['name']}": k["counters"]["time_ns"] for i, k in enumerate(result.get("kernels", []))}
-        times.update({f"phase {p['name']}": p["counters"]["time_ns"] for p in result.get("phases", [])})
+        return repeatability.scope_times(path)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         fail(f"{path}: not an umsim result ({type(e).__name__}: {e})")
-    return times
 
 
 def scopes(sim_dir, results_dir):
