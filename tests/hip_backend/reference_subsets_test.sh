@@ -28,6 +28,18 @@ for row in "| 1 of 3 | 3 | 9.21% (0.00-23.08%) | 66.7% |" "| 2 of 3 | 3 | 10.09%
   grep -qF -- "$row" "$tmp/out" || fail "expected $row in: $(cat "$tmp/out")"
 done
 
+# Twelve repetitions: a k with more than 200 choices is judged on 200 drawn with a
+# fixed seed, the same on every run.
+mkdir -p "$tmp/sim12" "$tmp/hw12"
+result "$tmp/sim12/t.json" 100000 200000
+for i in $(seq 1 12); do result "$tmp/hw12/t.r$i.json" $((95000 + 1000 * i)) $((190000 + 3000 * i)); done
+run "$tmp/sim12" "$tmp/hw12" >"$tmp/out12a" 2>&1 || { cat "$tmp/out12a"; fail "twelve repetitions refused"; }
+run "$tmp/sim12" "$tmp/hw12" >"$tmp/out12b" 2>&1
+cmp -s "$tmp/out12a" "$tmp/out12b" || fail "two runs differ"
+grep -qF "| 6 of 12 | 200 |" "$tmp/out12a" || fail "k=6 of 12 not sampled: $(cat "$tmp/out12a")"
+grep -qF "| 2 of 12 | 66 |" "$tmp/out12a" || fail "k=2 of 12 not every choice: $(cat "$tmp/out12a")"
+grep -qF "| 12 of 12 | 1 |" "$tmp/out12a" || fail "no row for all twelve: $(cat "$tmp/out12a")"
+
 bad() {  # WHAT EXPECTED_TEXT ARGS...
   local what=$1 text=$2
   shift 2
