@@ -93,12 +93,12 @@ def choices(n, k):
 
 def main(argv):
     if len(argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[-4])
+        sys.exit(next(line for line in __doc__.splitlines() if line.startswith("usage:")))
     for d in argv:
         if not os.path.isdir(d):
             fail(f"{d}: no such directory")
     rows, n = scopes(*argv)
-    print(f"| repetitions in the reference | choices | median abs time error (mean; range) | within 10% (mean) |")
+    print("| repetitions in the reference | choices | median abs time error (mean; range) | within 10% (mean) |")
     print("|---|---|---|---|")
     for k in range(1, n + 1):
         judged = [judge(rows, chosen) for chosen in choices(n, k)]
