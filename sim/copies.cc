@@ -1,5 +1,7 @@
 // Explicit copies (hipMemcpy / hipMemcpyAsync), memsets and peer access per
 // GPU pair: trace format version 2 (docs/model.md, "Explicit copies").
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "sim/engine.h"
@@ -89,7 +91,7 @@ Engine::CopySide Engine::copy_side(AllocSlot slot, const Event& range, int gpu, 
   return CopySide{dest};
 }
 
-Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned, Bytes cached) const {
+Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned, PageableBufferCache::Hit cached) const {
   if (from.is_cpu() && to.is_cpu())
     throw SimulationError("a copy between two host memories has no GPU side");
   if (from.is_cpu() || to.is_cpu()) {
@@ -98,9 +100,19 @@ Nanos Engine::copy_time(Processor from, Processor to, Bytes bytes, bool pinned, 
                         : from.is_cpu()   ? profile_.pageable_copy_gbps
                                           : profile_.pageable_d2h_copy_gbps();
     const Nanos staging = !pinned && to.is_cpu() ? profile_.pageable_to_host_call_ns : 0;
-    // A pageable upload's cached bytes leave the host at the cache's speed.
-    const Nanos from_cache = cached != 0 ? at_gbps(cached, *profile_.pageable_cached_copy_gbps) : 0;
-    return link.latency_ns + staging + from_cache + at_gbps(bytes - cached, gbps);
+    // A pageable upload's cached bytes leave the host at the cache's speed;
+    // those copied only once before pay a share of the memory's extra time.
+    Nanos from_cache = 0;
+    if (const Bytes hit = cached.cached + cached.warming; hit != 0) {
+      const double cached_gbps = *profile_.pageable_cached_copy_gbps;
+      from_cache = at_gbps(hit, cached_gbps);
+      if (cached.warming != 0 && profile_.pageable_warming_share != 0) {
+        const Nanos slow = at_gbps(cached.warming, gbps), fast = at_gbps(cached.warming, cached_gbps);
+        if (slow > fast)
+          from_cache += static_cast<Nanos>(std::llround(profile_.pageable_warming_share * static_cast<double>(slow - fast)));
+      }
+    }
+    return link.latency_ns + staging + from_cache + at_gbps(bytes - cached.cached - cached.warming, gbps);
   }
   if (from == to) return 2 * at_gbps(bytes, profile_.gpu_access_gbps);  // each byte read and written
   if (!staged_through_host(from, to)) return profile_.peer.transfer_ns(bytes);
@@ -134,9 +146,9 @@ void Engine::on_copy(const Event& e) {
   }
   // A pageable copy reads or writes the start of the replay's one pageable
   // buffer: an upload finds part of it in the host's cache.
-  Bytes cached = 0;
+  PageableBufferCache::Hit cached;
   if (!pinned) {
-    if (from.is_cpu() && profile_.pageable_cached_copy_gbps) cached = pageable_cache_.cached_part(e.length);
+    if (from.is_cpu() && profile_.pageable_cached_copy_gbps) cached = pageable_cache_.hit(e.length);
     pageable_cache_.copied(e.length);
   }
   Nanos& ready = stream_ready(e.stream);

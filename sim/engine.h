@@ -825,8 +825,8 @@ class Engine {
   // Where a copy or memset by `gpu` finds the range of allocation `slot`; a managed
   // range is first made resident on `gpu` (on `stream`), for writing if `write`.
   CopySide copy_side(AllocSlot slot, const trace::Event& range, int gpu, trace::StreamId stream, bool write);
-  // `cached`: of a pageable upload's bytes, those in the host's cache.
-  Nanos copy_time(Processor from, Processor to, Bytes bytes, bool pinned, Bytes cached = 0) const;
+  // `cached`: of a pageable upload's bytes, what the host's cache holds.
+  Nanos copy_time(Processor from, Processor to, Bytes bytes, bool pinned, PageableBufferCache::Hit cached = {}) const;
   // Whether GPUs a and b reach each other's memory (always true for a == b).
   bool peers_enabled(int a, int b) const;
   // Whether a migration between two GPUs goes through host memory: on AMD, and

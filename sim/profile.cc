@@ -411,7 +411,7 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
   {
     TableReader t(top.table("host"), "host", source);
     t.only({"pinned_copy_gbps", "pageable_copy_gbps", "pageable_to_host_copy_gbps", "copy_call_cost",
-            "pageable_to_host_call_cost", "pageable_cached_copy_gbps", "pageable_cache_bytes",
+            "pageable_to_host_call_cost", "pageable_cached_copy_gbps", "pageable_cache_bytes", "pageable_warming_share",
             "launch_after_memset_cost", "stream_create_cost", "launch_gap", "idle_launch_gap", "other_stream_launch_gap", "sync_return_cost", "sync_call_cost",
             "free_call_cost", "free_gpu_block_cost",
             "advise_call_cost", "advise_read_mostly_page_cost", "advise_accessed_by_page_cost",
@@ -422,8 +422,11 @@ HardwareProfile parse_profile(std::string_view text, const std::string& source) 
     if (t.has("pageable_cached_copy_gbps")) {
       p.pageable_cached_copy_gbps = t.bandwidth("pageable_cached_copy_gbps");
       p.pageable_cache_bytes = t.bytes("pageable_cache_bytes");  // a missing one is named
-    } else if (const toml::node* n = t.optional("pageable_cache_bytes")) {
-      t.fail(*n, "'host.pageable_cache_bytes' is given without 'host.pageable_cached_copy_gbps' (its cached speed)");
+      if (t.has("pageable_warming_share")) p.pageable_warming_share = t.fraction("pageable_warming_share", 2);
+    } else {
+      for (const char* key : {"pageable_cache_bytes", "pageable_warming_share"})
+        if (const toml::node* n = t.optional(key))
+          t.fail(*n, fmt::format("'host.{}' is given without 'host.pageable_cached_copy_gbps' (the cached speed)", key));
     }
     if (t.has("copy_call_cost")) p.copy_call_ns = t.duration("copy_call_cost");
     if (t.has("pageable_to_host_call_cost")) p.pageable_to_host_call_ns = t.duration("pageable_to_host_call_cost");
@@ -563,6 +566,7 @@ nlohmann::ordered_json to_json(const HardwareProfile& p) {
   if (p.pageable_cached_copy_gbps) {
     j["host"]["pageable_cached_copy_gbps"] = gbps_json(*p.pageable_cached_copy_gbps);
     j["host"]["pageable_cache_bytes"] = p.pageable_cache_bytes;
+    if (p.pageable_warming_share != 0) j["host"]["pageable_warming_share"] = p.pageable_warming_share;
   }
   if (p.launch_after_memset_ns) j["host"]["launch_after_memset_cost_ns"] = p.launch_after_memset_ns;
   if (p.stream_create_ns) j["host"]["stream_create_cost_ns"] = p.stream_create_ns;

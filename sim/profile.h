@@ -338,6 +338,12 @@ struct HardwareProfile {
   // pageable_copy_gbps.
   std::optional<double> pageable_cached_copy_gbps;
   Bytes pageable_cache_bytes = 0;
+  // [host] pageable_warming_share (with pageable_cached_copy_gbps): bytes an
+  // upload finds copied once before, not twice, pay this share of what the
+  // memory's speed costs beyond the cache's (0-2; 0, unset: they run at the
+  // cached speed as soon as they were copied once; on the H100 hosts 0.37-1.59,
+  // docs/validation.md, "Session 129: pageable uploads warm up over two copies").
+  double pageable_warming_share = 0;
   // [host] copy_call_cost: host time of one copy or memset call beyond its
   // transfer (the runtime call, the copy engine's start, a synchronous call's
   // wake-up); what a 64 KiB hipMemcpy costs beyond the link. 0 unless given.

@@ -114,6 +114,28 @@ TEST(Copies, PageableUploadsFromTheCachedBuffer) {
                                                 1000 + 2097152}));
 }
 
+// host.pageable_warming_share 0.5: bytes copied once before pay half of what
+// the memory's speed costs beyond the cache's. Three 4 MiB uploads: cold 1000 +
+// 2097152; copied once, 1048576 + 0.5 x (2097152 - 1048576) = 1572864; copied
+// twice, 1048576. Then 8 MiB: its first 4 MiB copied three times (1048576),
+// the rest cold (2097152); 8 MiB again: the first 4 MiB cached, the next 4
+// copied once (1048576 + 524288 + 1048576 = 2621440).
+TEST(Copies, PageableUploadsWarmOverTwoCopies) {
+  auto b = with_device(16_MiB);
+  for (Bytes bytes : {4_MiB, 4_MiB, 4_MiB, 8_MiB, 8_MiB})
+    b.phase("up").copy_host(CopyKind::kFromPageableHost, "D", 0, bytes);
+  HardwareProfile p = cached_upload_profile();
+  p.pageable_warming_share = 0.5;
+  EXPECT_EQ(phase_times(replay(b.build(), options_for(p))),
+            (std::vector<Nanos>{1000 + 2097152, 1000 + 1572864, 1000 + 1048576, 1000 + 1048576 + 2097152,
+                                1000 + 2621440}));
+  // A share of 1: a second copy as slow as a cold one; 0: as fast as a cached one.
+  p.pageable_warming_share = 1;
+  EXPECT_EQ(phase_times(replay(b.build(), options_for(p)))[1], 1000u + 2097152u);
+  p.pageable_warming_share = 0;
+  EXPECT_EQ(phase_times(replay(b.build(), options_for(p)))[1], 1000u + 1048576u);
+}
+
 // A download writes the buffer's start (it stays at the pageable speed, 1000 +
 // 2097152), so the upload after it finds its 4 MiB cached (1000 + 1048576);
 // pinned copies use another buffer and leave it as it was. Without the two

@@ -478,11 +478,26 @@ TEST(Profile, PageableCacheKeysComeTogether) {
   EXPECT_EQ(to_json(cached)["host"]["pageable_cache_bytes"], 32u << 20);
   EXPECT_EQ(error_of(with_host_key("pageable_cached_copy_gbps", "12.5")), "p.toml:41: missing key 'host.pageable_cache_bytes'");
   EXPECT_EQ(error_of(with_host_key("pageable_cache_bytes", "\"32MiB\"")), "p.toml:44: 'host.pageable_cache_bytes' is given without "
-            "'host.pageable_cached_copy_gbps' (its cached speed)");
+            "'host.pageable_cached_copy_gbps' (the cached speed)");
   EXPECT_EQ(error_of(good_profile() + "pageable_cached_copy_gbps = 0\npageable_cache_bytes = \"32MiB\"\n"),
             "p.toml:44: 'host.pageable_cached_copy_gbps' must be positive (or inf: no transfer cost)");
   EXPECT_EQ(error_of(good_profile() + "pageable_cached_copy_gbps = 12.5\npageable_cache_bytes = \"lots\"\n"),
             "p.toml:45: 'host.pageable_cache_bytes': expected a number in size 'lots'");
+}
+
+// [host] pageable_warming_share: 0-2, only beside the cached speed; echoed where set.
+TEST(Profile, PageableWarmingShare) {
+  const std::string cached = good_profile() + "pageable_cached_copy_gbps = 12.5\npageable_cache_bytes = \"32MiB\"\n";
+  EXPECT_EQ(parse_profile(cached, "p.toml").pageable_warming_share, 0.0);
+  EXPECT_FALSE(to_json(parse_profile(cached, "p.toml"))["host"].contains("pageable_warming_share"));
+  const HardwareProfile warming = parse_profile(cached + "pageable_warming_share = 0.69\n", "p.toml");
+  EXPECT_DOUBLE_EQ(warming.pageable_warming_share, 0.69);
+  EXPECT_EQ(to_json(warming)["host"]["pageable_warming_share"], 0.69);
+  for (const char* v : {"-0.1", "2.5", "\"half\"", "nan"})
+    EXPECT_EQ(error_of(cached + "pageable_warming_share = " + v + "\n"),
+              "p.toml:46: 'host.pageable_warming_share' must be a number from 0 to 2") << v;
+  EXPECT_EQ(error_of(with_host_key("pageable_warming_share", "0.5")), "p.toml:44: 'host.pageable_warming_share' is given "
+            "without 'host.pageable_cached_copy_gbps' (the cached speed)");
 }
 
 TEST(Profile, HostCopyCallCostRefusesBadValues) {
